@@ -1,0 +1,716 @@
+"""Cython state core: collections of JSON records with O(1) copy-on-write
+forks and an incrementally maintained SHA-256 state digest.
+
+Same API, errors and digests as the pure-Python twin ``_store_py.py`` (read it
+first: it is the specification; docs/DIGEST.md defines the digest). What this
+module does differently, for speed:
+
+* record hashes and the 256-bit accumulator are four uint64 limbs in C,
+  added and subtracted with carry, instead of Python ints;
+* SHA-256 comes from libcrypto, found at import time with dlopen/dlsym so
+  that building needs no OpenSSL headers or link flags; without libcrypto it
+  is hashlib (see below);
+* a fork shares the parent's collection objects themselves, not only their
+  layers: a store copies a collection (O(1)) on its first write to it;
+* each collection keeps its sorted ids, patched on insert/remove, so a scan
+  does not sort; a shared layer caches its ``(id, record)`` pairs, so
+  scanning a collection written only by updates since the fork is a merge
+  of those with the writes, and one not written at all is a list copy.
+"""
+
+cimport cython
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_Copy, PyDict_GetItemWithError, PyDict_Update
+from cpython.list cimport PyList_GET_SIZE
+from cpython.ref cimport PyObject
+from libc.stdint cimport uint64_t
+from libc.string cimport memcmp, memcpy
+
+import hashlib
+import os
+
+import orjson
+
+DIGEST_DOMAIN = b"sandworld-state-v1"
+# Past this many layers a collection is flattened into one, so that reads
+# stay O(1) in long fork chains; the cost is amortised over the forks.
+MAX_DEPTH = 24
+
+cdef object _dumps = orjson.dumps
+cdef object _SORT = orjson.OPT_SORT_KEYS
+cdef bytes _DOMAIN = DIGEST_DOMAIN
+cdef int _MAX_DEPTH = MAX_DEPTH
+
+
+# -- SHA-256 -------------------------------------------------------------------
+#
+# Record hashes are SHA-256 of ~100 bytes, where per-call overhead dominates.
+# OpenSSL 3's one-shot SHA256() looks the algorithm up on every call (~0.35 us
+# here); the older SHA256_Init/Update/Final (deprecated in the headers, still
+# exported by libcrypto.so.3) take ~0.09 us, hashlib ~0.3 us plus a bytes
+# object. So: the low-level functions when present, else SHA256(), else
+# hashlib. SW_SHA256=libcrypto-oneshot or SW_SHA256=hashlib caps the choice
+# (to test the fallbacks). Each candidate must pass a self-test against hashlib.
+
+cdef extern from "<dlfcn.h>" nogil:
+    void* dlopen(const char* filename, int flag)
+    void* dlsym(void* handle, const char* symbol)
+    int RTLD_NOW
+    int RTLD_LOCAL
+
+ctypedef unsigned char* (*_oneshot_fn)(const unsigned char* d, size_t n, unsigned char* md) noexcept nogil
+ctypedef int (*_init_fn)(void* ctx) noexcept nogil
+ctypedef int (*_update_fn)(void* ctx, const void* d, size_t n) noexcept nogil
+ctypedef int (*_final_fn)(unsigned char* md, void* ctx) noexcept nogil
+
+# OpenSSL's SHA256_CTX is 112 bytes; without its header, reserve plenty.
+cdef enum:
+    _CTX_WORDS = 64
+
+cdef _init_fn _sha_init = NULL
+cdef _update_fn _sha_update = NULL
+cdef _final_fn _sha_final = NULL
+cdef _oneshot_fn _sha_oneshot = NULL
+cdef object _py_sha256 = hashlib.sha256
+
+
+cdef int _sha256(const unsigned char* data, size_t n, unsigned char* out) except -1:
+    cdef uint64_t ctx[_CTX_WORDS]
+    if _sha_init != NULL:
+        _sha_init(ctx)
+        _sha_update(ctx, data, n)
+        _sha_final(out, ctx)
+        return 0
+    if _sha_oneshot != NULL:
+        _sha_oneshot(data, n, out)
+        return 0
+    cdef bytes md = _py_sha256((<const char*>data)[:n]).digest()
+    memcpy(out, PyBytes_AS_STRING(md), 32)
+    return 0
+
+
+cdef bint _self_test() except -1:
+    """Does ``_sha256`` agree with hashlib (one block, and several)?"""
+    cdef unsigned char md[32]
+    for sample in (b"abc", b"sandworld " * 30):
+        _sha256(<const unsigned char*>PyBytes_AS_STRING(sample), len(sample), md)
+        if (<char*>md)[:32] != _py_sha256(sample).digest():
+            return False
+    return True
+
+
+cdef str _choose_sha256(str cap):
+    """Point the function pointers at the best SHA-256 allowed by ``cap``
+    and return its name. Python's _hashlib has usually loaded libcrypto
+    already, so dlopen just returns that handle."""
+    global _sha_init, _sha_update, _sha_final, _sha_oneshot
+    cdef void* handle
+    if cap == "hashlib":
+        return "hashlib"
+    for name in (b"libcrypto.so.3", b"libcrypto.so"):
+        handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)
+        if handle == NULL:
+            continue
+        if cap != "libcrypto-oneshot":
+            _sha_init = <_init_fn>dlsym(handle, b"SHA256_Init")
+            _sha_update = <_update_fn>dlsym(handle, b"SHA256_Update")
+            _sha_final = <_final_fn>dlsym(handle, b"SHA256_Final")
+            if _sha_init != NULL and _sha_update != NULL and _sha_final != NULL and _self_test():
+                return "libcrypto"
+            _sha_init, _sha_update, _sha_final = NULL, NULL, NULL
+        _sha_oneshot = <_oneshot_fn>dlsym(handle, b"SHA256")
+        if _sha_oneshot != NULL and _self_test():
+            return "libcrypto-oneshot"
+        _sha_oneshot = NULL
+    return "hashlib"
+
+
+# Which SHA-256 this process uses (diagnostics): "libcrypto"
+# (SHA256_Init/Update/Final), "libcrypto-oneshot" (SHA256()) or "hashlib".
+SHA256_BACKEND = _choose_sha256(os.environ.get("SW_SHA256", ""))
+
+
+# -- 256-bit accumulator as four uint64 limbs, least significant first ---------
+
+cdef inline void _load_be(const unsigned char* p, uint64_t* h) noexcept nogil:
+    """32 big-endian bytes -> limbs."""
+    cdef int i, j
+    cdef uint64_t v
+    for i in range(4):
+        v = 0
+        for j in range(8):
+            v = (v << 8) | p[8 * i + j]
+        h[3 - i] = v
+
+
+cdef inline void _store_be(const uint64_t* h, unsigned char* p) noexcept nogil:
+    """Limbs -> 32 big-endian bytes."""
+    cdef int i, j
+    cdef uint64_t v
+    for i in range(4):
+        v = h[3 - i]
+        for j in range(8):
+            p[8 * i + j] = <unsigned char>(v >> (56 - 8 * j))
+
+
+cdef inline void _acc_add(uint64_t* acc, const uint64_t* h) noexcept nogil:
+    """acc = (acc + h) mod 2**256."""
+    cdef uint64_t carry = 0, s, t
+    cdef int i
+    for i in range(4):
+        s = acc[i] + h[i]
+        t = s + carry
+        carry = (s < h[i]) | (t < s)
+        acc[i] = t
+
+
+cdef inline void _acc_sub(uint64_t* acc, const uint64_t* h) noexcept nogil:
+    """acc = (acc - h) mod 2**256."""
+    cdef uint64_t borrow = 0, a, d
+    cdef int i
+    for i in range(4):
+        a = acc[i]
+        d = a - h[i]
+        acc[i] = d - borrow
+        borrow = (a < h[i]) | (d < borrow)
+
+
+cdef object _limbs_to_int(const uint64_t* h):
+    cdef unsigned char b[32]
+    _store_be(h, b)
+    return int.from_bytes((<char*>b)[:32], "big")
+
+
+cdef int _int_to_limbs(object value, uint64_t* h) except -1:
+    cdef bytes b = value.to_bytes(32, "big")
+    _load_be(<const unsigned char*>PyBytes_AS_STRING(b), h)
+    return 0
+
+
+def _limb_arith(a, b, bint subtract=False):
+    """``(a +/- b) mod 2**256`` through the limb code (for tests: carries and
+    borrows across limbs are only reachable from crafted values)."""
+    cdef uint64_t x[4]
+    cdef uint64_t y[4]
+    _int_to_limbs(a, x)
+    _int_to_limbs(b, y)
+    if subtract:
+        _acc_sub(x, y)
+    else:
+        _acc_add(x, y)
+    return _limbs_to_int(x)
+
+
+cdef str _digest_of_limbs(const uint64_t* acc):
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(_DOMAIN)
+    cdef unsigned char buf[64]  # domain (18 bytes) + accumulator (32)
+    cdef unsigned char md[32]
+    cdef char out[71]
+    cdef const char* hexdigits = b"0123456789abcdef"
+    cdef int i
+    if n > 32:
+        raise ValueError("DIGEST_DOMAIN too long")
+    memcpy(buf, PyBytes_AS_STRING(_DOMAIN), n)
+    _store_be(acc, buf + n)
+    _sha256(buf, n + 32, md)
+    memcpy(out, b"sha256:", 7)
+    for i in range(32):
+        out[7 + 2 * i] = hexdigits[md[i] >> 4]
+        out[8 + 2 * i] = hexdigits[md[i] & 15]
+    return out[:71].decode("ascii")
+
+
+cdef int _hash_record(object collection, object rid, object record, uint64_t* h) except -1:
+    # option passed positionally: orjson's vectorcall parses that fastest.
+    cdef bytes data = _dumps([collection, rid, record], None, _SORT)
+    cdef unsigned char md[32]
+    _sha256(<const unsigned char*>PyBytes_AS_STRING(data), <size_t>PyBytes_GET_SIZE(data), md)
+    _load_be(md, h)
+    return 0
+
+
+def canonical_json(value) -> bytes:
+    """Canonical bytes: sorted keys, no whitespace, UTF-8 (orjson)."""
+    return _dumps(value, None, _SORT)
+
+
+def record_hash(collection, rid, record) -> int:
+    """SHA-256 of canonical ``[collection, id, record]`` as a big-endian int."""
+    cdef uint64_t h[4]
+    _hash_record(collection, rid, record, h)
+    return _limbs_to_int(h)
+
+
+def digest_of_acc(acc) -> str:
+    cdef uint64_t limbs[4]
+    _int_to_limbs(acc, limbs)
+    return _digest_of_limbs(limbs)
+
+
+# -- layers and collections ----------------------------------------------------
+
+@cython.no_gc  # holds a JSON value: it cannot be part of a reference cycle
+@cython.freelist(64)
+@cython.final
+cdef class _Entry:
+    def __repr__(self):
+        return "<removed>" if self is _TOMB else f"<entry {self.record!r}>"
+
+
+cdef _Entry _TOMB = _Entry.__new__(_Entry)
+
+
+cdef inline _Entry _new_entry(object record, const uint64_t* h):
+    cdef _Entry e = _Entry.__new__(_Entry)
+    e.record = record
+    memcpy(e.h, h, sizeof(uint64_t) * 4)
+    return e
+
+
+cdef _Entry _lookup(_Layer layer, object rid):
+    """The entry for ``rid`` in the top-most layer holding it (maybe _TOMB)."""
+    cdef PyObject* e
+    while layer is not None:
+        e = PyDict_GetItemWithError(layer.items, rid)
+        if e != NULL:
+            return <_Entry>e
+        layer = layer.parent
+    return None
+
+
+@cython.final
+cdef class _Layer:
+    def __cinit__(self, dict items, _Layer parent):
+        self.items = items
+        self.parent = parent
+        self.depth = 1 if parent is None else parent.depth + 1
+
+    cdef list live_ids(self):
+        cdef set live
+        cdef list ids
+        if self._ids is None:
+            if self.parent is None:
+                ids = [k for k, e in self.items.items() if e is not _TOMB]
+            else:
+                live = set(self.parent.live_ids())
+                for k, e in self.items.items():
+                    if e is _TOMB:
+                        live.discard(k)
+                    else:
+                        live.add(k)
+                ids = list(live)
+            ids.sort()
+            self._ids = ids
+        return self._ids
+
+    cdef list pairs(self):
+        # Scanning a collection nobody wrote since the fork (the common case
+        # for a cached seed) is then a list copy.
+        if self._pairs is None:
+            self._pairs = [(rid, _lookup(self, rid).record) for rid in self.live_ids()]
+        return self._pairs
+
+    cdef _Layer flattened(self):
+        cdef list ids = self.live_ids()
+        cdef dict items = {}
+        for rid in ids:
+            items[rid] = _lookup(self, rid)
+        cdef _Layer layer = _Layer(items, None)
+        layer._ids = ids
+        return layer
+
+
+cdef Py_ssize_t _bisect(list ids, object rid) except -1:
+    """Index of the first id >= rid in a sorted list."""
+    cdef Py_ssize_t lo = 0, hi = PyList_GET_SIZE(ids), mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if ids[mid] < rid:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@cython.freelist(16)
+@cython.final
+cdef class _Col:
+    def __cinit__(self, _Layer base, dict delta, Py_ssize_t count):
+        self.base = base
+        self.delta = delta
+        self.count = count
+
+    cdef _Entry entry(self, object rid):
+        """The live entry for ``rid``, or None."""
+        cdef PyObject* p = PyDict_GetItemWithError(self.delta, rid)
+        cdef _Entry e
+        if p != NULL:
+            e = <_Entry>p
+        elif self.base is not None:
+            e = _lookup(self.base, rid)
+        else:
+            return None
+        return None if e is _TOMB else e
+
+    cdef int freeze(self) except -1:
+        cdef _Layer base
+        if self.delta:
+            base = _Layer(self.delta, self.base)
+            base._ids = self.ids  # the new layer holds exactly our live ids
+            self.ids_private = False
+            if base.depth > _MAX_DEPTH:
+                base = base.flattened()
+            self.base = base
+            self.delta = {}
+        self.same_ids = True
+        return 0
+
+    cdef list sorted_ids(self):
+        cdef list ids
+        cdef set live
+        if self.ids is not None:
+            return self.ids
+        ids = self.base.live_ids() if self.base is not None else []
+        if self.delta and not self.same_ids:
+            live = set(ids)
+            for k, e in self.delta.items():
+                if e is _TOMB:
+                    live.discard(k)
+                else:
+                    live.add(k)
+            ids = sorted(live)
+            self.ids_private = True
+        self.ids = ids
+        return ids
+
+    cdef _Col copy(self):
+        """A private, writable copy: same layers, empty delta."""
+        cdef _Col col = _Col(self.base, {}, self.count)
+        col.ids = self.ids
+        col.same_ids = True
+        return col
+
+
+cdef list _private_ids(_Col col):
+    """The cached ids, copied first if a layer or another _Col holds them."""
+    if not col.ids_private:
+        col.ids = list(col.ids)
+        col.ids_private = True
+    return col.ids
+
+
+# Patching the sorted ids (a memmove) beats re-sorting them on the next scan.
+
+cdef int _ids_added(_Col col, object rid) except -1:
+    cdef list ids
+    col.same_ids = False
+    if col.ids is not None:
+        ids = _private_ids(col)
+        ids.insert(_bisect(ids, rid), rid)
+    return 0
+
+
+cdef int _ids_removed(_Col col, object rid) except -1:
+    cdef list ids
+    col.same_ids = False
+    if col.ids is not None:
+        ids = _private_ids(col)
+        del ids[_bisect(ids, rid)]
+    return 0
+
+
+cdef list _overlay(list pairs, dict delta):
+    """``pairs`` with the records of ``delta`` (updates only, no tombstones)."""
+    cdef list out = []
+    cdef PyObject* p
+    for pair in pairs:
+        p = PyDict_GetItemWithError(delta, (<tuple>pair)[0])
+        out.append(pair if p == NULL else ((<tuple>pair)[0], (<_Entry>p).record))
+    return out
+
+
+cdef bint _matches(object record, object where) except -1:
+    cdef PyObject* p
+    if type(record) is dict and type(where) is dict:
+        for k, v in (<dict>where).items():
+            p = PyDict_GetItemWithError(<dict>record, k)
+            if p == NULL or (<object>p) != v:
+                return False
+        return True
+    for k, v in where.items():
+        if k not in record or record[k] != v:
+            return False
+    return True
+
+
+cdef inline int _check_id(object rid) except -1:
+    if type(rid) is not str:
+        raise TypeError(f"record id must be str, not {type(rid).__name__}")
+    return 0
+
+
+# -- the store -----------------------------------------------------------------
+
+cdef class Store:
+    """Collections of JSON records with O(1) copy-on-write forks and an
+    incrementally maintained SHA-256 state digest.
+
+    Records handed to the store become its property: never mutate a record
+    after inserting it or one returned by ``get``/``scan`` (forks share them).
+    ``update`` builds a new record instead.
+    """
+
+    def __cinit__(self):
+        self._cols = {}
+
+    def __init__(self, data=None, collections=()):
+        self._cols = {}
+        self._acc[0] = self._acc[1] = self._acc[2] = self._acc[3] = 0
+        self._digest = None
+        for name in collections:
+            self._add_collection(name)
+        if data:
+            for name, records in data.items():
+                if name not in self._cols:
+                    self._add_collection(name)
+                for rid, record in records.items():
+                    self._insert(name, rid, record)
+
+    def _add_collection(self, name):
+        if type(name) is not str:
+            raise TypeError(f"collection name must be str, not {type(name).__name__}")
+        self._cols[name] = _Col(None, {}, 0)
+
+    cdef _Col _col(self, object name):
+        cdef PyObject* p = PyDict_GetItemWithError(self._cols, name)
+        if p == NULL:
+            raise KeyError(f"unknown collection: {name!r}")
+        return <_Col>p
+
+    cdef _Col _own(self, object name, _Col col):
+        """``col``, copied first if other stores share it."""
+        if col.shared:
+            col = col.copy()
+            self._cols[name] = col
+        return col
+
+    # -- reads ---------------------------------------------------------------
+
+    @property
+    def collections(self):
+        return sorted(self._cols)
+
+    def has_collection(self, name):
+        return name in self._cols
+
+    def get(self, collection, rid):
+        cdef _Entry e = self._col(collection).entry(rid)
+        return None if e is None else e.record
+
+    def count(self, collection):
+        return self._col(collection).count
+
+    def ids(self, collection):
+        return list(self._col(collection).sorted_ids())
+
+    def scan(self, collection, where=None):
+        """Records of a collection in id order, as ``(id, record)`` pairs,
+        keeping those whose top-level fields equal every value of ``where``."""
+        cdef _Col col = self._col(collection)
+        cdef list out
+        if col.base is not None and (col.same_ids or not col.delta):
+            # The layers' cached pairs, with our updates laid over them.
+            out = col.base.pairs()
+            if col.delta:
+                out = _overlay(out, col.delta)
+            elif where is None:
+                return list(out)  # the cached list is shared: copy it
+        else:
+            out = [(rid, col.entry(rid).record) for rid in col.sorted_ids()]
+        if where is None:
+            return out
+        return [pair for pair in out if _matches((<tuple>pair)[1], where)]
+
+    # -- writes --------------------------------------------------------------
+
+    cdef int _insert(self, object collection, object rid, object record) except -1:
+        cdef _Col col = self._col(collection)
+        cdef uint64_t h[4]
+        _check_id(rid)
+        if col.entry(rid) is not None:
+            raise KeyError(f"{collection}[{rid}] exists")
+        _hash_record(collection, rid, record, h)
+        col = self._own(collection, col)
+        col.delta[rid] = _new_entry(record, h)
+        col.count += 1
+        _ids_added(col, rid)
+        _acc_add(self._acc, h)
+        self._digest = None
+        return 0
+
+    def insert(self, collection, rid, record):
+        self._insert(collection, rid, record)
+
+    def put(self, collection, rid, record):
+        """Insert or replace a whole record."""
+        cdef _Col col = self._col(collection)
+        cdef uint64_t h[4]
+        _check_id(rid)
+        cdef _Entry old = col.entry(rid)
+        _hash_record(collection, rid, record, h)
+        col = self._own(collection, col)
+        col.delta[rid] = _new_entry(record, h)
+        if old is None:
+            col.count += 1
+            _ids_added(col, rid)
+        else:
+            _acc_sub(self._acc, old.h)
+        _acc_add(self._acc, h)
+        self._digest = None
+
+    def update(self, collection, rid, fields):
+        """Merge ``fields`` into a record (shallow) and return the new record."""
+        cdef _Col col = self._col(collection)
+        cdef uint64_t h[4]
+        cdef _Entry old = col.entry(rid)
+        if old is None:
+            raise KeyError(f"{collection}[{rid}] does not exist")
+        record = PyDict_Copy(old.record) if type(old.record) is dict else dict(old.record)
+        if type(fields) is dict:
+            PyDict_Update(record, fields)
+        else:
+            record.update(fields)
+        _hash_record(collection, rid, record, h)
+        col = self._own(collection, col)
+        col.delta[rid] = _new_entry(record, h)
+        _acc_sub(self._acc, old.h)
+        _acc_add(self._acc, h)
+        self._digest = None
+        return record
+
+    def remove(self, collection, rid):
+        """Remove a record and return it."""
+        cdef _Col col = self._col(collection)
+        cdef _Entry old = col.entry(rid)
+        cdef _Entry below
+        if old is None:
+            raise KeyError(f"{collection}[{rid}] does not exist")
+        col = self._own(collection, col)
+        below = _lookup(col.base, rid) if col.base is not None else None
+        if below is not None and below is not _TOMB:
+            col.delta[rid] = _TOMB  # hide the record the layers still hold
+        else:
+            del col.delta[rid]
+        col.count -= 1
+        _ids_removed(col, rid)
+        _acc_sub(self._acc, old.h)
+        self._digest = None
+        return old.record
+
+    # -- forks, digests, dumps -----------------------------------------------
+
+    def fork(self):
+        """An O(1) copy-on-write copy: parent and child share every record
+        until one of them writes it."""
+        cdef _Col col
+        cdef Store child = Store.__new__(Store)
+        # Freeze our writes into layers and mark every collection shared:
+        # whichever store writes one next copies it (and only it) first.
+        for col in self._cols.values():
+            if not col.shared:
+                col.freeze()
+                col.shared = True
+        child._cols = PyDict_Copy(self._cols)
+        memcpy(child._acc, self._acc, sizeof(uint64_t) * 4)
+        child._digest = self._digest
+        return child
+
+    def __reduce__(self):
+        # Pickle and copy by value, like the twin: an equal, independent store.
+        return (Store, (self.to_dict(),))
+
+    @property
+    def accumulator(self):
+        return _limbs_to_int(self._acc)
+
+    def digest(self):
+        if self._digest is None:
+            self._digest = _digest_of_limbs(self._acc)
+        return self._digest
+
+    def recompute_digest(self):
+        """Digest from scratch, ignoring cached hashes (for verification)."""
+        cdef uint64_t acc[4]
+        cdef uint64_t h[4]
+        acc[0] = acc[1] = acc[2] = acc[3] = 0
+        for name in self._cols:
+            for rid, record in self.scan(name):
+                _hash_record(name, rid, record, h)
+                _acc_add(acc, h)
+        return _digest_of_limbs(acc)
+
+    def to_dict(self, collections=None):
+        names = self.collections if collections is None else collections
+        return {name: dict(self.scan(name)) for name in names}
+
+    def diff(self, Store base not None):
+        """Per collection, the ids created, updated and removed going from
+        ``base`` to this store; unchanged collections are left out. Cheap when
+        one store descends from the other: only their own writes are compared."""
+        cdef dict out = {}
+        cdef _Col mine, theirs, col
+        cdef _Entry a, b
+        cdef list created, updated, removed
+        for name in sorted(set(self._cols) | set(base._cols)):
+            mine = self._cols.get(name)
+            theirs = base._cols.get(name)
+            if mine is None or theirs is None:
+                col = mine if mine is not None else theirs
+                ids = col.sorted_ids()
+                if ids:
+                    out[name] = {"created": [], "updated": [], "removed": []}
+                    out[name]["created" if mine is not None else "removed"] = list(ids)
+                continue
+            if mine is theirs:  # one shared, never-written collection object
+                continue
+            created, updated, removed = [], [], []
+            for rid in sorted(_candidates(mine, theirs)):
+                a = theirs.entry(rid)
+                b = mine.entry(rid)
+                if a is None:
+                    if b is not None:
+                        created.append(rid)
+                elif b is None:
+                    removed.append(rid)
+                elif memcmp(a.h, b.h, sizeof(uint64_t) * 4) != 0:
+                    updated.append(rid)
+            if created or updated or removed:
+                out[name] = {"created": created, "updated": updated, "removed": removed}
+        return out
+
+
+cdef list _chain(_Col col):
+    cdef list layers = []
+    cdef _Layer layer = col.base
+    while layer is not None:
+        layers.append(layer)
+        layer = layer.parent
+    return layers
+
+
+cdef set _candidates(_Col a, _Col b):
+    """Ids that may differ between two collections: everything written above
+    their deepest shared layer. (_Layer hashes by identity.)"""
+    cdef list ca = _chain(a), cb = _chain(b)
+    cdef set shared = set(ca) & set(cb)
+    cdef set ids = set(a.delta) | set(b.delta)
+    cdef _Layer layer
+    for chain in (ca, cb):
+        for layer in chain:
+            if layer in shared:
+                break
+            ids.update(layer.items)
+    if not shared:
+        ids.update(a.sorted_ids())
+        ids.update(b.sorted_ids())
+    return ids

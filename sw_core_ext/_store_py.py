@@ -1,0 +1,357 @@
+"""Pure-Python twin of the state core.
+
+Behaves exactly like the Cython extension in ``_store.pyx`` (same API, same
+errors, same digests); the shared test suite and golden vectors hold both to
+that. ``SW_PURE=1`` makes ``sw_core_ext`` load this module.
+
+Layout of a collection: a chain of frozen, shared *layers* (each a dict of
+id -> entry, where an entry is ``(record, hash)`` or the tombstone) below one
+private *delta* dict. ``fork()`` freezes the delta into a new layer that parent
+and child then share, so a fork costs O(number of collections) and the first
+write after it touches only the record written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import orjson
+
+DIGEST_DOMAIN = b"sandworld-state-v1"
+_MOD = 1 << 256
+_MASK = _MOD - 1
+# Past this many layers a collection is flattened into one, so that reads
+# stay O(1) in long fork chains; the cost is amortised over the forks.
+MAX_DEPTH = 24
+
+_SORT = orjson.OPT_SORT_KEYS
+_dumps = orjson.dumps
+_sha256 = hashlib.sha256
+_from_bytes = int.from_bytes
+
+
+class _Tomb:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<removed>"
+
+
+TOMB = _Tomb()
+
+
+def canonical_json(value) -> bytes:
+    """Canonical bytes: sorted keys, no whitespace, UTF-8 (orjson)."""
+    return _dumps(value, option=_SORT)
+
+
+def record_hash(collection: str, rid: str, record) -> int:
+    """SHA-256 of canonical ``[collection, id, record]`` as a big-endian int."""
+    return _from_bytes(_sha256(_dumps([collection, rid, record], option=_SORT)).digest(), "big")
+
+
+def digest_of_acc(acc: int) -> str:
+    return "sha256:" + _sha256(DIGEST_DOMAIN + acc.to_bytes(32, "big")).hexdigest()
+
+
+def _check_id(rid) -> None:
+    if type(rid) is not str:
+        raise TypeError(f"record id must be str, not {type(rid).__name__}")
+
+
+class _Layer:
+    """A frozen map shared by every store that forked across it."""
+
+    __slots__ = ("items", "parent", "depth", "_ids")
+
+    def __init__(self, items: dict, parent: "_Layer | None"):
+        self.items = items
+        self.parent = parent
+        self.depth = 1 if parent is None else parent.depth + 1
+        self._ids = None  # sorted live ids, computed on first scan
+
+    def lookup(self, rid):
+        layer = self
+        while layer is not None:
+            entry = layer.items.get(rid)
+            if entry is not None:
+                return entry
+            layer = layer.parent
+        return None
+
+    def live_ids(self) -> list:
+        if self._ids is None:
+            if self.parent is None:
+                ids = [k for k, e in self.items.items() if e is not TOMB]
+            else:
+                live = set(self.parent.live_ids())
+                for k, e in self.items.items():
+                    if e is TOMB:
+                        live.discard(k)
+                    else:
+                        live.add(k)
+                ids = list(live)
+            ids.sort()
+            self._ids = ids
+        return self._ids
+
+    def flattened(self) -> "_Layer":
+        items = {}
+        for rid in self.live_ids():
+            items[rid] = self.lookup(rid)
+        return _Layer(items, None)
+
+
+class _Col:
+    __slots__ = ("base", "delta", "count")
+
+    def __init__(self, base, delta, count):
+        self.base = base
+        self.delta = delta
+        self.count = count
+
+    def entry(self, rid):
+        e = self.delta.get(rid)
+        if e is None and self.base is not None:
+            e = self.base.lookup(rid)
+        if e is TOMB:
+            return None
+        return e
+
+    def freeze(self) -> None:
+        if self.delta:
+            base = _Layer(self.delta, self.base)
+            if base.depth > MAX_DEPTH:
+                base = base.flattened()
+            self.base = base
+            self.delta = {}
+
+    def sorted_ids(self) -> list:
+        base_ids = self.base.live_ids() if self.base is not None else []
+        if not self.delta:
+            return base_ids
+        live = set(base_ids)
+        for k, e in self.delta.items():
+            if e is TOMB:
+                live.discard(k)
+            else:
+                live.add(k)
+        return sorted(live)
+
+
+def _matches(record, where) -> bool:
+    for k, v in where.items():
+        if k not in record or record[k] != v:
+            return False
+    return True
+
+
+class Store:
+    """Collections of JSON records with O(1) copy-on-write forks and an
+    incrementally maintained SHA-256 state digest.
+
+    Records handed to the store become its property: never mutate a record
+    after inserting it or one returned by ``get``/``scan`` (forks share them).
+    ``update`` builds a new record instead.
+    """
+
+    __slots__ = ("_cols", "_acc", "__weakref__")
+
+    def __init__(self, data: dict | None = None, collections=()):
+        self._cols = {}
+        self._acc = 0
+        for name in collections:
+            self._add_collection(name)
+        if data:
+            for name, records in data.items():
+                if name not in self._cols:
+                    self._add_collection(name)
+                for rid, record in records.items():
+                    self.insert(name, rid, record)
+
+    def _add_collection(self, name) -> None:
+        if type(name) is not str:
+            raise TypeError(f"collection name must be str, not {type(name).__name__}")
+        self._cols[name] = _Col(None, {}, 0)
+
+    def _col(self, name) -> _Col:
+        col = self._cols.get(name)
+        if col is None:
+            raise KeyError(f"unknown collection: {name!r}")
+        return col
+
+    # -- reads ---------------------------------------------------------------
+
+    @property
+    def collections(self) -> list:
+        return sorted(self._cols)
+
+    def has_collection(self, name) -> bool:
+        return name in self._cols
+
+    def get(self, collection, rid):
+        e = self._col(collection).entry(rid)
+        return None if e is None else e[0]
+
+    def count(self, collection) -> int:
+        return self._col(collection).count
+
+    def ids(self, collection) -> list:
+        return list(self._col(collection).sorted_ids())
+
+    def scan(self, collection, where=None) -> list:
+        """Records of a collection in id order, as ``(id, record)`` pairs,
+        keeping those whose top-level fields equal every value of ``where``."""
+        col = self._col(collection)
+        out = []
+        for rid in col.sorted_ids():
+            record = col.entry(rid)[0]
+            if where is None or _matches(record, where):
+                out.append((rid, record))
+        return out
+
+    # -- writes --------------------------------------------------------------
+
+    def insert(self, collection, rid, record) -> None:
+        col = self._col(collection)
+        _check_id(rid)
+        if col.entry(rid) is not None:
+            raise KeyError(f"{collection}[{rid}] exists")
+        h = record_hash(collection, rid, record)
+        col.delta[rid] = (record, h)
+        col.count += 1
+        self._acc = (self._acc + h) & _MASK
+
+    def put(self, collection, rid, record) -> None:
+        """Insert or replace a whole record."""
+        col = self._col(collection)
+        _check_id(rid)
+        old = col.entry(rid)
+        h = record_hash(collection, rid, record)
+        col.delta[rid] = (record, h)
+        if old is None:
+            col.count += 1
+            self._acc = (self._acc + h) & _MASK
+        else:
+            self._acc = (self._acc - old[1] + h) & _MASK
+
+    def update(self, collection, rid, fields):
+        """Merge ``fields`` into a record (shallow) and return the new record."""
+        col = self._col(collection)
+        old = col.entry(rid)
+        if old is None:
+            raise KeyError(f"{collection}[{rid}] does not exist")
+        record = dict(old[0])
+        record.update(fields)
+        h = record_hash(collection, rid, record)
+        col.delta[rid] = (record, h)
+        self._acc = (self._acc - old[1] + h) & _MASK
+        return record
+
+    def remove(self, collection, rid):
+        """Remove a record and return it."""
+        col = self._col(collection)
+        old = col.entry(rid)
+        if old is None:
+            raise KeyError(f"{collection}[{rid}] does not exist")
+        if col.base is not None and col.base.lookup(rid) not in (None, TOMB):
+            col.delta[rid] = TOMB
+        else:
+            del col.delta[rid]
+        col.count -= 1
+        self._acc = (self._acc - old[1]) & _MASK
+        return old[0]
+
+    # -- forks, digests, dumps -----------------------------------------------
+
+    def fork(self) -> "Store":
+        """An O(1) copy-on-write copy: parent and child share every record
+        until one of them writes it."""
+        child = Store.__new__(Store)
+        cols = {}
+        for name, col in self._cols.items():
+            col.freeze()
+            cols[name] = _Col(col.base, {}, col.count)
+        child._cols = cols
+        child._acc = self._acc
+        return child
+
+    def __reduce__(self):
+        # Pickle and copy by value: an equal, independent store. (By default
+        # copy.copy would share the mutable collections between the copies.)
+        return (Store, (self.to_dict(),))
+
+    @property
+    def accumulator(self) -> int:
+        return self._acc
+
+    def digest(self) -> str:
+        return digest_of_acc(self._acc)
+
+    def recompute_digest(self) -> str:
+        """Digest from scratch, ignoring cached hashes (for verification)."""
+        acc = 0
+        for name in self._cols:
+            for rid, record in self.scan(name):
+                acc = (acc + record_hash(name, rid, record)) & _MASK
+        return digest_of_acc(acc)
+
+    def to_dict(self, collections=None) -> dict:
+        names = self.collections if collections is None else collections
+        return {name: dict(self.scan(name)) for name in names}
+
+    def diff(self, base: "Store") -> dict:
+        """Per collection, the ids created, updated and removed going from
+        ``base`` to this store; unchanged collections are left out. Cheap when
+        one store descends from the other: only their own writes are compared."""
+        out = {}
+        for name in sorted(set(self._cols) | set(base._cols)):
+            mine = self._cols.get(name)
+            theirs = base._cols.get(name)
+            if mine is None or theirs is None:
+                col = mine or theirs
+                ids = col.sorted_ids()
+                if ids:
+                    key = "created" if mine is not None else "removed"
+                    out[name] = {"created": [], "updated": [], "removed": []}
+                    out[name][key] = list(ids)
+                continue
+            created, updated, removed = [], [], []
+            for rid in sorted(_candidates(mine, theirs)):
+                a = theirs.entry(rid)
+                b = mine.entry(rid)
+                if a is None and b is not None:
+                    created.append(rid)
+                elif a is not None and b is None:
+                    removed.append(rid)
+                elif a is not None and a[1] != b[1]:
+                    updated.append(rid)
+            if created or updated or removed:
+                out[name] = {"created": created, "updated": updated, "removed": removed}
+        return out
+
+
+def _chain(col: _Col) -> list:
+    layers = []
+    layer = col.base
+    while layer is not None:
+        layers.append(layer)
+        layer = layer.parent
+    return layers
+
+
+def _candidates(a: _Col, b: _Col) -> set:
+    """Ids that may differ between two collections: everything written above
+    their deepest shared layer."""
+    ca, cb = _chain(a), _chain(b)
+    shared = set(map(id, ca)) & set(map(id, cb))
+    ids = set(a.delta) | set(b.delta)
+    for chain in (ca, cb):
+        for layer in chain:
+            if id(layer) in shared:
+                break
+            ids.update(layer.items)
+    if not shared:
+        ids.update(a.sorted_ids())
+        ids.update(b.sorted_ids())
+    return ids

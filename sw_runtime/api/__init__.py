@@ -1,0 +1,1 @@
+"""HTTP routes, one module per area; ``sw_runtime.app`` assembles them."""

@@ -1,0 +1,53 @@
+"""What every route shares: JSON answers, the error envelope, body limits."""
+
+from __future__ import annotations
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import errors
+
+API = "/api/v1"
+_JSON = "application/json"
+
+
+def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
+    return Response(orjson.dumps(body), status_code=status, media_type=_JSON, headers=headers)
+
+
+def error_response(err: errors.ApiError) -> Response:
+    return json_response(err.envelope(), err.status, err.headers)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refusing more than ``limit`` bytes before reading them all."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        try:
+            size = int(declared)
+        except ValueError:
+            raise errors.InvalidRequest("the Content-Length header is not a number") from None
+        if size > limit:
+            raise errors.PayloadTooLarge(f"the body is {size} bytes; this server takes at most {limit}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise errors.PayloadTooLarge(f"the body is over {limit} bytes, the most this server takes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def endpoint(fn):
+    """Wrap a route so that ApiErrors become the envelope."""
+
+    async def handler(request: Request) -> Response:
+        try:
+            return await fn(request)
+        except errors.ApiError as e:
+            return error_response(e)
+
+    handler.__name__ = fn.__name__
+    handler.__doc__ = fn.__doc__
+    return handler

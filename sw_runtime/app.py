@@ -1,0 +1,82 @@
+"""The HTTP application: the routes of ``sw_runtime.api``, the error
+envelope for everything Starlette itself answers, and the sweeper.
+
+Every error, ours or Starlette's (unknown route, wrong method), leaves in the
+envelope ``{"error": {"code", "message"}}``; a bug answers 500
+``internal_error``, never a bare text page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.routing import Route
+from sw_core_ext import IMPLEMENTATION
+
+from . import __version__, errors
+from .api import batch, episodes
+from .api.common import error_response, json_response
+from .config import Settings
+from .engine.engine import Engine
+
+log = logging.getLogger("sandworld.app")
+
+AREAS = (episodes, batch)
+
+
+def build_app(settings: Settings | None = None) -> Starlette:
+    settings = settings or Settings.from_env()
+    engine = Engine(settings)
+
+    async def healthz(request: Request):
+        return json_response(
+            {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(engine.episodes)}
+        )
+
+    async def http_error(request: Request, exc: HTTPException):
+        if exc.status_code == 405:
+            err = errors.MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}")
+            allow = (exc.headers or {}).get("allow")
+            return json_response(err.envelope(), 405, {"allow": allow} if allow else None)
+        if exc.status_code == 404:
+            return error_response(errors.NotFound(f"no route {request.method} {request.url.path}"))
+        return json_response({"error": {"code": "http_error", "message": str(exc.detail)}}, exc.status_code)
+
+    async def crashed(request: Request, exc: Exception):
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(errors.InternalError("the server failed on this request; it was logged"))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        sweeper = asyncio.create_task(_sweep_forever(engine))
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+
+    routes = [Route("/healthz", healthz, methods=["GET"])]
+    for area in AREAS:
+        routes += area.routes(engine, settings)
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: http_error, Exception: crashed},
+        lifespan=lifespan,
+    )
+    app.state.engine = engine
+    app.state.settings = settings
+    return app
+
+
+async def _sweep_forever(engine: Engine) -> None:
+    period = max(1.0, min(60.0, engine.settings.idle_timeout / 4))
+    while True:
+        await asyncio.sleep(period)
+        try:
+            engine.sweep()
+        except Exception:  # keep sweeping whatever one pass hit
+            log.exception("sweep failed")

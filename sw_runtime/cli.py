@@ -1,0 +1,119 @@
+"""The ``sandworld`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import __version__
+
+
+def _serve(args) -> int:
+    import logging
+
+    import uvicorn
+
+    from .app import build_app
+    from .config import Settings
+
+    settings = Settings.from_env(
+        idle_timeout=args.idle_timeout, max_body=args.max_body, step_limit=args.step_limit, shard=args.shard
+    )
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    import sw_core_ext
+
+    from .worlds import registry
+
+    worlds = ", ".join(sorted(registry()))
+    print(
+        f"sandworld {__version__}: serving {worlds} on http://{args.host}:{args.port}/api/v1 "
+        f"(state core: {sw_core_ext.IMPLEMENTATION})",
+        flush=True,
+    )
+    uvicorn.run(
+        build_app(settings),
+        host=args.host,
+        port=args.port,
+        loop="uvloop",
+        http="httptools",
+        log_level=args.log_level,
+        access_log=args.access_log,
+        timeout_keep_alive=30,
+    )
+    return 0
+
+
+def _digest(args) -> int:
+    import orjson
+
+    from sw_core_ext import Store
+
+    try:
+        with open(args.file, "rb") as f:
+            data = orjson.loads(f.read())
+    except OSError as e:
+        print(f"sandworld digest: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+        return 2
+    except orjson.JSONDecodeError as e:
+        print(f"sandworld digest: {args.file} is not valid JSON: {e}", file=sys.stderr)
+        return 2
+    if isinstance(data, dict) and isinstance(data.get("collections"), dict):
+        data = data["collections"]
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        print(
+            "sandworld digest: expected a JSON object of collection -> {id: record}, "
+            'or an object with a "collections" key holding one',
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        store = Store(data)
+    except (TypeError, ValueError, KeyError) as e:
+        print(f"sandworld digest: the state cannot be hashed: {e}", file=sys.stderr)
+        return 2
+    print(store.digest())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="sandworld",
+        description="Sandworld runtime: a rollout server for tool-using AI agents.",
+    )
+    p.add_argument("--version", action="version", version=f"sandworld {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("serve", help="serve every world over HTTP", description="Serve every world over HTTP.")
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
+    s.add_argument("--port", type=int, default=8787, help="port to bind (default: %(default)s)")
+    s.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS",
+                   help="evict episodes idle this long (default: 1800, or SW_IDLE_TIMEOUT)")
+    s.add_argument("--max-body", type=int, default=None, metavar="BYTES",
+                   help="largest request body accepted (default: 64 MiB, or SW_MAX_BODY)")
+    s.add_argument("--step-limit", type=int, default=None, metavar="N",
+                   help="steps allowed per episode (default: 200, or SW_STEP_LIMIT)")
+    s.add_argument("--shard", type=int, default=None, help="this server's shard number in a cluster (default: 0)")
+    s.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
+                   help="log level (default: %(default)s)")
+    s.add_argument("--access-log", action="store_true", help="log every request")
+    s.set_defaults(run=_serve)
+
+    d = sub.add_parser("digest", help="recompute the digest of a state dump",
+                       description="Recompute the sha256 state digest of a state dump (see docs/DIGEST.md).")
+    d.add_argument("file", metavar="STATE.json",
+                   help='a JSON object of collection -> {id: record}, or one with a "collections" key')
+    d.set_defaults(run=_digest)
+    return p
+
+
+def main(argv: list | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 0
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""Server settings: defaults, overridable by environment variables and CLI flags."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+
+def _env(name: str, default, cast):
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return cast(raw)
+    except ValueError:
+        raise SystemExit(f"{name}={raw!r} is not a valid {cast.__name__}") from None
+
+
+@dataclass
+class Settings:
+    step_limit: int = 200  # steps per episode
+    idle_timeout: float = 1800.0  # seconds without a call before an episode is evicted
+    max_age: float = 86400.0  # hard cap on an episode's life, seconds
+    max_episodes: int = 500_000  # live episodes per server; past it, create answers 429
+    max_body: int = 64 * 1024 * 1024  # bytes per request body
+    max_batch: int = 100_000  # calls per /batch request
+    seed_cache: int = 4096  # seeded start states kept in memory
+    shard: int = 0  # which server of a cluster this is; part of every episode id
+
+    @classmethod
+    def from_env(cls, **overrides) -> "Settings":
+        s = cls()
+        for f in fields(cls):
+            cast = type(getattr(s, f.name))
+            setattr(s, f.name, _env("SW_" + f.name.upper(), getattr(s, f.name), cast))
+        for k, v in overrides.items():
+            if v is not None:
+                setattr(s, k, v)
+        return s

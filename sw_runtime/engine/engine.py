@@ -1,0 +1,194 @@
+"""The engine: every live episode of one server, and the operations on them.
+
+Create, step, batch, submit, and eviction of idle episodes so memory stays
+bounded. Nothing here knows about HTTP; errors are ``ApiError``s.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from datetime import datetime, timezone
+
+from .. import errors
+from ..config import Settings
+from ..verify.evaluate import Facts
+from ..verify.score import evaluate
+from ..worlds import get_world
+from .episode import OPEN, SUBMITTED, Episode
+from .seeds import SeedCache
+
+log = logging.getLogger("sandworld.engine")
+
+_FORGET_EVICTED = 100_000  # ids of evicted episodes remembered, to say why they are gone
+
+
+def _wall_now() -> str:
+    t = datetime.now(timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+class Engine:
+    def __init__(self, settings: Settings | None = None):
+        self.settings = settings or Settings()
+        self.episodes: dict = {}
+        self.seeds = SeedCache(self.settings.seed_cache)
+        self._clocks: dict = {}
+        self._evicted: OrderedDict = OrderedDict()
+        self._prefix = f"ep_{self.settings.shard:02d}"
+
+    # -- lookup --------------------------------------------------------------
+
+    def get(self, episode_id: str) -> Episode:
+        ep = self.episodes.get(episode_id)
+        if ep is None:
+            why = self._evicted.get(episode_id)
+            if why is not None:
+                raise errors.NotFound(f"episode {episode_id} was evicted ({why}); start a new one")
+            raise errors.NotFound(f"no episode {episode_id!r}")
+        return ep
+
+    def _clock(self, world) -> list:
+        key = (world.name, world.version)
+        clock = self._clocks.get(key)
+        if clock is None:
+            clock = self._clocks[key] = world.clock(self.settings.step_limit)
+        return clock
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def create(self, environment: str, req) -> Episode:
+        """Start an episode from a decoded ``schemas.CreateEpisode``."""
+        world = get_world(environment)
+        if len(self.episodes) >= self.settings.max_episodes:
+            self.sweep()
+            if len(self.episodes) >= self.settings.max_episodes:
+                raise errors.RateLimited(
+                    f"this server holds its maximum of {self.settings.max_episodes} live episodes; "
+                    "submit finished episodes or retry later",
+                    retry_after=5,
+                )
+        task = None
+        if req.task_id is not None:
+            task = world.tasks_by_id.get(req.task_id)
+            if task is None:
+                raise errors.InvalidRequest(
+                    f"no task {req.task_id!r} in {world.name}; its tasks are "
+                    f"{', '.join(t.id for t in world.tasks)}"
+                )
+        if not (0 <= req.seed < 2**63):
+            raise errors.InvalidRequest("seed must be an integer from 0 to 2^63-1")
+        if req.fault_profile is not None:
+            raise errors.InvalidRequest(f"unknown fault_profile {req.fault_profile!r}")
+        if req.user_simulator is not None and req.user_simulator != "scripted":
+            raise errors.InvalidRequest(f"unknown user_simulator {req.user_simulator!r}")
+        if req.checks:
+            raise errors.InvalidRequest("custom checks are not supported by this server yet")
+        seed = self.seeds.get(world, req.seed)
+        setup, start_passes, checks = None, [], []
+        if task is not None:
+            setup, start_passes = self.seeds.setup(world, task, seed)
+            checks = setup.checks
+        ep = Episode(
+            id=self._prefix + secrets.token_hex(10),
+            world=world,
+            task=task,
+            seed=req.seed,
+            setup=setup,
+            checks=checks,
+            start_passes=start_passes,
+            start=seed.store,
+            seed_digest=seed.digest,
+            agent_name=req.agent_name,
+            created_at=_wall_now(),
+            step_limit=self.settings.step_limit,
+            clock=self._clock(world),
+            signals=req.signals,
+            fault_profile=req.fault_profile,
+        )
+        self.episodes[ep.id] = ep
+        return ep
+
+    def step(self, episode_id: str, tool: str, arguments) -> dict:
+        return self.get(episode_id).call(tool, arguments)
+
+    def batch(self, calls) -> list:
+        """Run calls in order; a call that cannot run fails in its own slot."""
+        out = []
+        for call in calls:
+            if isinstance(call, errors.ApiError):
+                out.append({"episode_id": None, "ok": False, "error": call.slot()})
+                continue
+            try:
+                res = self.get(call.episode_id).call(call.tool, call.arguments)
+            except errors.ApiError as e:
+                out.append({"episode_id": call.episode_id, "ok": False, "error": e.slot()})
+                continue
+            res["episode_id"] = call.episode_id
+            out.append(res)
+        return out
+
+    def submit(self, episode_id: str, output: str = "") -> dict:
+        ep = self.get(episode_id)
+        if ep.status != OPEN:
+            raise errors.EpisodeClosed(f"episode {episode_id} was already submitted; read it with GET")
+        ep.touched = time.monotonic()
+        try:
+            ev = self._evaluate(ep, output)
+        except Exception as e:  # the verifier failed: the sample is not the agent's fault
+            log.exception("verifier failed for episode %s", episode_id)
+            raise errors.VerifierUnavailable(
+                f"the verifier could not score episode {episode_id} ({type(e).__name__}); "
+                "the episode stays open: retry the submit"
+            ) from None
+        ep.status = SUBMITTED
+        ep.evaluation = ev
+        return ev
+
+    def _evaluate(self, ep: Episode, output: str) -> dict:
+        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output=output)
+        if ep.checks:
+            scored = evaluate(ep.checks, facts, ep.start_passes)
+        else:  # free play: nothing to score
+            scored = {"pass": None, "score": None, "checks": []}
+        failure_kind = None
+        if scored["pass"] is False and ep.steps >= ep.step_limit:
+            failure_kind = "step_limit"
+        return {
+            "episode_id": ep.id,
+            "pass": scored["pass"],
+            "score": scored["score"],
+            "steps": ep.steps,
+            "write_steps": sum(1 for _t, _ok, m in ep.calls if m),
+            "tool_errors": sum(1 for _t, ok, _m in ep.calls if not ok),
+            "checks": scored["checks"],
+            "failure_kind": failure_kind,
+            "mask_sample": False,
+            "state_diff": facts.diff,
+            "digest": ep.digest,
+            "seed_digest": ep.seed_digest,
+        }
+
+    # -- memory --------------------------------------------------------------
+
+    def sweep(self, now: float | None = None) -> int:
+        """Evict episodes idle past the timeout or older than the hard cap."""
+        now = time.monotonic() if now is None else now
+        idle = now - self.settings.idle_timeout
+        old = now - self.settings.max_age
+        gone = []
+        for eid, ep in self.episodes.items():
+            if ep.touched < idle:
+                gone.append((eid, f"idle for more than {self.settings.idle_timeout:g} s"))
+            elif ep.born < old:
+                gone.append((eid, f"older than the {self.settings.max_age:g} s limit"))
+        for eid, why in gone:
+            del self.episodes[eid]
+            self._evicted[eid] = why
+        while len(self._evicted) > _FORGET_EVICTED:
+            self._evicted.popitem(last=False)
+        if gone:
+            log.info("evicted %d idle episodes", len(gone))
+        return len(gone)

@@ -1,0 +1,81 @@
+"""Every error the API answers, in one place.
+
+``ApiError`` is the root; each subclass fixes a code and an HTTP status. The
+HTTP layer turns any of them into the envelope ``{"error": {"code", "message"}}``
+(plus any extra fields) in one place. A tool that refuses a call is not an
+error here: that is an ``ok: false`` result.
+"""
+
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    code = "internal_error"
+    status = 500
+
+    def __init__(self, message: str, *, headers: dict | None = None, **extra):
+        super().__init__(message)
+        self.message = message
+        self.headers = headers or {}
+        self.extra = extra
+
+    def envelope(self) -> dict:
+        err = {"code": self.code, "message": self.message}
+        err.update(self.extra)
+        return {"error": err}
+
+    def slot(self) -> dict:
+        """The error as it stands in one slot of a batch answer."""
+        err = {"code": self.code, "message": self.message}
+        err.update(self.extra)
+        return err
+
+
+class InvalidJson(ApiError):
+    code, status = "invalid_json", 400
+
+
+class InvalidRequest(ApiError):
+    code, status = "invalid_request", 400
+
+
+class Unauthorized(ApiError):
+    code, status = "unauthorized", 401
+
+
+class NotFound(ApiError):
+    code, status = "not_found", 404
+
+
+class MethodNotAllowed(ApiError):
+    code, status = "method_not_allowed", 405
+
+
+class EpisodeClosed(ApiError):
+    code, status = "episode_closed", 409
+
+
+class StepLimit(ApiError):
+    code, status = "step_limit", 409
+
+
+class PayloadTooLarge(ApiError):
+    code, status = "payload_too_large", 413
+
+
+class RateLimited(ApiError):
+    code, status = "rate_limited", 429
+
+    def __init__(self, message: str, *, retry_after: int = 1, **extra):
+        super().__init__(message, headers={"retry-after": str(retry_after)}, retry_after=retry_after, **extra)
+
+
+class VerifierUnavailable(ApiError):
+    code, status = "verifier_unavailable", 503
+
+    def __init__(self, message: str, **extra):
+        super().__init__(message, failure_kind="infra", mask_sample=True, **extra)
+
+
+class InternalError(ApiError):
+    code, status = "internal_error", 500

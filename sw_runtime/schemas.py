@@ -1,0 +1,98 @@
+"""Request bodies as msgspec Structs: decoded once, unknown fields refused.
+
+Tool arguments stay untyped here (``object``): each tool decodes them with its
+own params Struct, so a bad argument fails that call (``ok: false``), not the
+HTTP request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from . import errors
+
+
+class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    pass
+
+
+class CreateEpisode(_Body):
+    task_id: str | None = None
+    seed: int = 0
+    agent_name: str | None = None
+    signals: bool = False
+    fault_profile: str | None = None
+    user_simulator: str | None = None
+    checks: list[dict[str, Any]] | None = None
+    replace_template_checks: bool = False
+
+
+class Step(_Body):
+    tool: str
+    arguments: Any = msgspec.field(default_factory=dict)
+
+
+class Call(_Body):
+    episode_id: str
+    tool: str
+    arguments: Any = msgspec.field(default_factory=dict)
+
+
+class Batch(_Body):
+    calls: list[msgspec.Raw]
+
+
+class Submit(_Body):
+    output: str = ""
+
+
+_decoders: dict = {}
+
+
+def _decoder(kind):
+    dec = _decoders.get(kind)
+    if dec is None:
+        dec = _decoders[kind] = msgspec.json.Decoder(kind)
+    return dec
+
+
+def decode(kind, body: bytes, *, empty_ok: bool = False):
+    """Decode a request body, turning msgspec's errors into API errors."""
+    if not body.strip():
+        if empty_ok:
+            return kind()
+        raise errors.InvalidJson("the request body is empty; send a JSON object")
+    try:
+        return _decoder(kind).decode(body)
+    except msgspec.ValidationError as e:
+        # The typed decoder stops at the first wrong type, possibly before a
+        # syntax error further on: malformed JSON must still say so.
+        try:
+            msgspec.json.decode(body)
+        except msgspec.DecodeError as bad:
+            raise errors.InvalidJson(f"the request body is not valid JSON: {bad}") from None
+        raise errors.InvalidRequest(_explain(e)) from None
+    except msgspec.DecodeError as e:
+        raise errors.InvalidJson(f"the request body is not valid JSON: {e}") from None
+
+
+def convert(kind, value):
+    """Like ``decode`` for an already-parsed value (a batch's call)."""
+    try:
+        return msgspec.convert(value, kind)
+    except msgspec.ValidationError as e:
+        raise errors.InvalidRequest(_explain(e)) from None
+
+
+def _explain(e: msgspec.ValidationError) -> str:
+    text = str(e)
+    if text.startswith("Object contains unknown field"):
+        field = text.split("`")[1] if "`" in text else "?"
+        where = text.split(" - at ")[-1] if " - at " in text else "$"
+        return f"unknown field: {field} (at {where}); remove it or check its spelling"
+    if text.startswith("Object missing required field"):
+        field = text.split("`")[1] if "`" in text else "?"
+        return f"missing required field: {field}"
+    return f"invalid request: {text}"

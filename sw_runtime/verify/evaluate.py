@@ -1,0 +1,186 @@
+"""Scoring an episode's end state, trace and output against its checks.
+
+Each check kind has one function ``(check, facts) -> (passed, detail)``.
+``passed`` is True, False or None (undecided: counts as not passed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import orjson
+
+from . import checks as C
+from .match import MISSING, get_path, matching, value_matches, where_matches
+
+
+@dataclass
+class Facts:
+    """Everything a check may look at."""
+
+    start: object  # Store at the start of the episode
+    end: object  # Store now
+    calls: list  # [(tool, ok, mutated), ...] in trace order
+    output: str = ""
+    diff: dict = field(default=None)
+    judge: object = None  # callable(check, facts) -> (passed, detail), or None
+
+    def __post_init__(self):
+        if self.diff is None:
+            self.diff = self.end.diff(self.start)
+
+
+def _j(value) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def _where_text(where) -> str:
+    return f" matching {_j(where)}" if where else ""
+
+
+def _writes(diff: dict, collection) -> int:
+    cols = [collection] if collection else list(diff)
+    n = 0
+    for name in cols:
+        d = diff.get(name)
+        if d:
+            n += len(d["created"]) + len(d["updated"]) + len(d["removed"])
+    return n
+
+
+def record_exists(c, f):
+    n = len(matching(f.end, c.collection, c.where))
+    return n > 0, f"{n} record{'s' if n != 1 else ''} in {c.collection}{_where_text(c.where)}"
+
+
+def record_absent(c, f):
+    n = len(matching(f.end, c.collection, c.where))
+    return n == 0, f"{n} record{'s' if n != 1 else ''} in {c.collection}{_where_text(c.where)}"
+
+
+def _field_check(c, f, test, verb):
+    found = matching(f.end, c.collection, c.where)
+    if not found:
+        return False, f"no record in {c.collection}{_where_text(c.where)}"
+    seen = []
+    for rid, record in found:
+        actual = get_path(record, c.field)
+        if actual is not MISSING and test(actual, c.value):
+            return True, f"{c.collection}[{rid}] has {c.field} {verb} {_j(c.value)}"
+        seen.append("missing" if actual is MISSING else _j(actual))
+    shown = ", ".join(seen[:3]) + (" …" if len(seen) > 3 else "")
+    return False, f"no record in {c.collection}{_where_text(c.where)} has {c.field} {verb} {_j(c.value)} (found {shown})"
+
+
+def _equals(actual, expected) -> bool:
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return type(actual) is type(expected) and actual == expected
+    return actual == expected
+
+
+def _contains(actual, expected) -> bool:
+    if isinstance(actual, list):
+        return any(_equals(x, expected) or value_matches(x, expected) for x in actual)
+    if isinstance(actual, str) and isinstance(expected, str):
+        return expected.casefold() in actual.casefold()
+    return _equals(actual, expected)
+
+
+def field_equals(c, f):
+    return _field_check(c, f, _equals, "equal to")
+
+
+def field_contains(c, f):
+    return _field_check(c, f, _contains, "containing")
+
+
+def write_count(c, f):
+    n = _writes(f.diff, c.collection)
+    ok = (c.min is None or n >= c.min) and (c.max is None or n <= c.max)
+    where = f" to {c.collection}" if c.collection else ""
+    bounds = f"{c.min if c.min is not None else 0}..{c.max if c.max is not None else '∞'}"
+    return ok, f"{n} write{'s' if n != 1 else ''}{where} (allowed {bounds})"
+
+
+def no_writes(c, f):
+    n = _writes(f.diff, c.collection)
+    where = f" to {c.collection}" if c.collection else ""
+    return n == 0, f"{n} write{'s' if n != 1 else ''}{where}"
+
+
+def action_called(c, f):
+    n = sum(1 for tool, _ok, _m in f.calls if tool == c.action)
+    return n > 0, f"{c.action} called {n} time{'s' if n != 1 else ''}"
+
+
+def action_not_called(c, f):
+    n = sum(1 for tool, _ok, _m in f.calls if tool == c.action)
+    return n == 0, f"{c.action} called {n} time{'s' if n != 1 else ''}"
+
+
+def output_contains(c, f):
+    ok = c.value.casefold() in f.output.casefold()
+    return ok, f"output {'contains' if ok else 'does not contain'} {_j(c.value)}"
+
+
+def output_equals(c, f):
+    ok = f.output == c.value
+    return ok, "output equals the expected text" if ok else f"output is {_j(f.output[:80])}"
+
+
+def rubric(c, f):
+    if f.judge is None:
+        return None, "undecided: no judge model is configured (set SW_JUDGE_URL and SW_JUDGE_MODEL)"
+    return f.judge(c, f)
+
+
+def _allowed(c, op, collection, record) -> bool:
+    for rule in c.allow:
+        if rule.collection == collection and op in rule.ops and where_matches(record, rule.where):
+            return True
+    return False
+
+
+_MARK = {"created": "+", "updated": "~", "removed": "-"}
+
+
+def collateral(c, diff, start, end) -> list:
+    """Changes in ``diff`` that no rule of a no_collateral check allows,
+    as ``collection[+id]`` (created), ``[~id]`` (updated), ``[-id]`` (removed)."""
+    bad = []
+    for collection, d in diff.items():
+        for op in ("created", "updated", "removed"):
+            for rid in d[op]:
+                record = (start if op == "removed" else end).get(collection, rid)
+                if not _allowed(c, op, collection, record or {}):
+                    bad.append(f"{collection}[{_MARK[op]}{rid}]")
+    return bad
+
+
+def no_collateral(c, f):
+    bad = collateral(c, f.diff, f.start, f.end)
+    if bad:
+        shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        return False, f"unexpected: {shown}"
+    return True, "no changes beyond what the task requires"
+
+
+EVALUATORS = {
+    "record_exists": record_exists,
+    "record_absent": record_absent,
+    "field_equals": field_equals,
+    "field_contains": field_contains,
+    "write_count": write_count,
+    "no_writes": no_writes,
+    "action_called": action_called,
+    "action_not_called": action_not_called,
+    "output_contains": output_contains,
+    "output_equals": output_equals,
+    "rubric": rubric,
+    "no_collateral": no_collateral,
+}
+assert set(EVALUATORS) == set(C.KINDS), "every check kind needs an evaluator"
+
+
+def run_check(check, facts: Facts):
+    return EVALUATORS[check.__struct_config__.tag](check, facts)

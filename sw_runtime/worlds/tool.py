@@ -1,0 +1,119 @@
+"""Tools: what an agent can call in a world.
+
+A tool is a plain function ``fn(ctx, args)`` plus a msgspec ``Struct`` that
+types its arguments. The JSON Schema the agent sees is generated from that
+Struct, and the same Struct decodes the call, so what is advertised is what is
+enforced. A tool that refuses raises ``Refused``; the engine turns it into an
+``ok: false`` result (data, never an HTTP error).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import msgspec
+
+
+class Refused(Exception):
+    """The app said no (``daily_limit``, ``not_found``…): an ``ok: false`` result.
+
+    Tools must raise it before they write anything, so a refused call never
+    leaves a half-made change behind.
+    """
+
+    def __init__(self, code: str, message: str, **extra: Any):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+    def as_error(self) -> dict:
+        err = {"code": self.code, "message": self.message}
+        err.update(self.extra)
+        return err
+
+
+class NoArgs(msgspec.Struct, forbid_unknown_fields=True):
+    """A tool that takes no arguments."""
+
+
+class Context:
+    """What a tool may know about the call besides its arguments: the state,
+    the simulated time and a source of deterministic ids."""
+
+    __slots__ = ("store", "step", "at", "at_ms", "seed", "_ids")
+
+    def __init__(self, store, step: int, at: str, at_ms: int, seed: int):
+        self.store = store
+        self.step = step
+        self.at = at
+        self.at_ms = at_ms
+        self.seed = seed
+        self._ids = 0
+
+    def new_id(self, collection: str, prefix: str) -> str:
+        """An id unused in ``collection``, derived from the step number so
+        that replaying the same calls creates the same ids."""
+        while True:
+            self._ids += 1
+            rid = f"{prefix}-s{self.step:03d}" + ("" if self._ids == 1 else f"-{self._ids}")
+            if self.store.get(collection, rid) is None:
+                return rid
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    params: type
+    fn: Callable[[Context, Any], Any]
+    writes: bool
+    schema: dict = field(repr=False, default_factory=dict)
+
+    def definition(self) -> dict:
+        """The tool as served: the Messages API shape ``{name, description, parameters}``."""
+        return {"name": self.name, "description": self.description, "parameters": self.schema}
+
+
+def tool(*, writes: bool, params: type = NoArgs, name: str | None = None):
+    """Declare a tool. Its description is the function's docstring."""
+
+    def wrap(fn):
+        doc = " ".join((fn.__doc__ or "").split())
+        if not doc:
+            raise ValueError(f"tool {fn.__name__} needs a docstring: it is the description the agent reads")
+        return Tool(
+            name=name or fn.__name__,
+            description=doc,
+            params=params,
+            fn=fn,
+            writes=writes,
+            schema=json_schema(params),
+        )
+
+    return wrap
+
+
+def json_schema(params: type) -> dict:
+    """The JSON Schema of a params Struct, with every ``$ref`` inlined so each
+    tool's schema stands alone (as model APIs expect)."""
+    raw = msgspec.json.schema(params)
+    defs = raw.get("$defs", {})
+
+    def inline(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if ref is not None:
+                target = dict(defs[ref.rsplit("/", 1)[-1]])
+                target.pop("title", None)
+                return inline(target)
+            return {k: inline(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    schema = inline(raw)
+    schema.pop("description", None)  # the tool's own description says it
+    schema.setdefault("properties", {})
+    return schema
