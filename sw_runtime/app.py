@@ -19,14 +19,14 @@ from starlette.routing import Route
 from sw_core_ext import IMPLEMENTATION
 
 from . import __version__, errors
-from .api import batch, episodes
+from .api import batch, catalog, episodes, forks, seeds, snapshots, state
 from .api.common import error_response, json_response
 from .config import Settings
 from .engine.engine import Engine
 
 log = logging.getLogger("sandworld.app")
 
-AREAS = (episodes, batch)
+AREAS = (episodes, batch, catalog, forks, snapshots, state, seeds)
 
 
 def build_app(settings: Settings | None = None) -> Starlette:

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from . import __version__
+
+
+# Modules with a ``register(subparsers)`` function adding their commands.
+COMMAND_MODULES: list = []
 
 
 def _serve(args) -> int:
@@ -103,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("file", metavar="STATE.json",
                    help='a JSON object of collection -> {id: record}, or one with a "collections" key')
     d.set_defaults(run=_digest)
+
+    # Commands that live with their own area register themselves here.
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(sub)
     return p
 
 

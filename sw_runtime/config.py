@@ -24,8 +24,13 @@ class Settings:
     max_episodes: int = 500_000  # live episodes per server; past it, create answers 429
     max_body: int = 64 * 1024 * 1024  # bytes per request body
     max_batch: int = 100_000  # calls per /batch request
+    max_batch_episodes: int = 4096  # episodes per /batch/episodes or /batch/submit request
     seed_cache: int = 4096  # seeded start states kept in memory
     shard: int = 0  # which server of a cluster this is; part of every episode id
+    max_snapshots: int = 10_000  # snapshots kept per server; past it, taking one answers 429
+    max_seed_body: int = 4 * 1024 * 1024  # bytes per body on the routes that take a custom state
+    idempotency_ttl: float = 86400.0  # seconds an Idempotency-Key is remembered
+    max_idempotency_keys: int = 100_000  # keys remembered per server; the oldest are forgotten first
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":

@@ -59,6 +59,14 @@ class StepLimit(ApiError):
     code, status = "step_limit", 409
 
 
+class IdempotencyKeyReused(ApiError):
+    code, status = "idempotency_key_reused", 409
+
+
+class IdempotencyInProgress(ApiError):
+    code, status = "idempotency_in_progress", 409
+
+
 class PayloadTooLarge(ApiError):
     code, status = "payload_too_large", 413
 
@@ -75,6 +83,10 @@ class VerifierUnavailable(ApiError):
 
     def __init__(self, message: str, **extra):
         super().__init__(message, failure_kind="infra", mask_sample=True, **extra)
+
+
+class UserSimulatorUnavailable(ApiError):
+    code, status = "user_simulator_unavailable", 503
 
 
 class InternalError(ApiError):

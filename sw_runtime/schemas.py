@@ -27,17 +27,23 @@ class CreateEpisode(_Body):
     user_simulator: str | None = None
     checks: list[dict[str, Any]] | None = None
     replace_template_checks: bool = False
+    # A custom start state (replaces the seeded one; engine/custom_seeds.py),
+    # or a snapshot to start from. Any JSON: the world's parser says what is wrong.
+    state: Any = None
+    snapshot_id: str | None = None
 
 
 class Step(_Body):
     tool: str
     arguments: Any = msgspec.field(default_factory=dict)
+    dry_run: bool = False
 
 
 class Call(_Body):
     episode_id: str
     tool: str
     arguments: Any = msgspec.field(default_factory=dict)
+    dry_run: bool = False
 
 
 class Batch(_Body):
@@ -46,6 +52,40 @@ class Batch(_Body):
 
 class Submit(_Body):
     output: str = ""
+
+
+class Fork(_Body):
+    n: int = 1
+
+
+class CreateSnapshot(_Body):
+    pass
+
+
+class ValidateSeed(_Body):
+    state: Any
+    task_id: str | None = None
+
+
+class CreateItem(CreateEpisode, kw_only=True):
+    """One episode of a batch create: the single create's body plus its world."""
+
+    environment: str
+
+
+class BatchCreate(_Body):
+    # Raw, so that each item is decoded on its own and a bad one fails only its slot.
+    episodes: list[msgspec.Raw]
+
+
+class SubmitItem(Submit, kw_only=True):
+    """One episode of a batch submit."""
+
+    episode_id: str
+
+
+class BatchSubmit(_Body):
+    episodes: list[msgspec.Raw]
 
 
 _decoders: dict = {}
@@ -76,6 +116,14 @@ def decode(kind, body: bytes, *, empty_ok: bool = False):
         raise errors.InvalidRequest(_explain(e)) from None
     except msgspec.DecodeError as e:
         raise errors.InvalidJson(f"the request body is not valid JSON: {e}") from None
+
+
+def decode_item(kind, raw: msgspec.Raw):
+    """Decode one item of a batch body (already known to be valid JSON)."""
+    try:
+        return _decoder(kind).decode(raw)
+    except msgspec.ValidationError as e:
+        raise errors.InvalidRequest(_explain(e)) from None
 
 
 def convert(kind, value):

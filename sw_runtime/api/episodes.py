@@ -7,7 +7,10 @@ from starlette.routing import Route
 
 from .. import schemas
 from ..worlds import get_world, registry
+from ..engine.users import ASK_USER
 from .common import API, endpoint, json_response, read_body
+from .idempotency import idempotent
+from .seeds import prepared_start, seed_limit
 
 
 def created_body(ep) -> dict:
@@ -25,15 +28,26 @@ def created_body(ep) -> dict:
         "agent_name": ep.agent_name,
         "instruction": ep.setup.instruction if ep.setup else None,
         "policy": policy,
-        "tools": [t.definition() for t in ep.world.tools],
+        "tools": ep.tool_definitions(),
         "step_limit": ep.step_limit,
         "step_budget": ep.task.step_budget if ep.task else None,
         "signals": ep.signals,
         "fault_profile": ep.fault_profile,
+        "user_simulator": ep.user.kind if ep.user is not None else None,
+        "training": ep.training,
+        "checks": [{"id": c.id, "kind": c.__struct_config__.tag, "label": c.label, "source": c.source}
+                   for c in ep.checks if c.source == "custom"],
         "seed_digest": ep.seed_digest,
         "now": ep.clock[0],
         "next": {"step": f"{base}/step", "submit": f"{base}/submit"},
     }
+
+
+async def prepare_user(engine, episode_id: str, arguments, pending: list | None = None) -> None:
+    """Fetch an llm user's reply before the engine runs the ask_user call."""
+    ep = engine.episodes.get(episode_id)
+    if ep is not None and ep.user is not None and ep.user.kind == "llm" and ep.status == "open":
+        await engine.users.prepare(ep, arguments, pending)
 
 
 def routes(engine, settings) -> list:
@@ -48,9 +62,11 @@ def routes(engine, settings) -> list:
         return json_response(get_world(request.path_params["env"]).describe())
 
     @endpoint
+    @idempotent("episodes.create", seed_limit(settings))
     async def create_episode(request: Request):
-        req = schemas.decode(schemas.CreateEpisode, await read_body(request, limit), empty_ok=True)
-        ep = engine.create(request.path_params["env"], req)
+        req = schemas.decode(schemas.CreateEpisode, await read_body(request, seed_limit(settings)), empty_ok=True)
+        start = await prepared_start(request.path_params["env"], req)  # a custom state, parsed off the loop
+        ep = engine.create(request.path_params["env"], req, start)
         return json_response(created_body(ep), 201)
 
     @endpoint
@@ -64,12 +80,20 @@ def routes(engine, settings) -> list:
     @endpoint
     async def step(request: Request):
         req = schemas.decode(schemas.Step, await read_body(request, limit))
-        return json_response(engine.step(request.path_params["id"], req.tool, req.arguments))
+        eid = request.path_params["id"]
+        if req.tool == ASK_USER:
+            await prepare_user(engine, eid, req.arguments)
+        return json_response(engine.step(eid, req.tool, req.arguments, req.dry_run))
 
     @endpoint
+    @idempotent("episodes.submit")
     async def submit(request: Request):
         req = schemas.decode(schemas.Submit, await read_body(request, limit), empty_ok=True)
-        return json_response(engine.submit(request.path_params["id"], req.output))
+        eid = request.path_params["id"]
+        ep = engine.get(eid)
+        # A closed episode is refused by the engine without asking a judge.
+        verdicts = await engine.judge.decide(ep, req.output) if ep.status == "open" else None
+        return json_response(engine.submit(eid, req.output, verdicts))
 
     return [
         Route(f"{API}/environments", list_environments, methods=["GET"]),

@@ -15,10 +15,20 @@ from datetime import datetime, timezone
 from .. import errors
 from ..config import Settings
 from ..verify.evaluate import Facts
+from ..verify.judge import Judge
 from ..verify.score import evaluate
 from ..worlds import get_world
+from ..verify import custom
+from ..verify.score import baseline
+from . import faults
+from . import custom_seeds
+from .dry_run import preview
 from .episode import OPEN, SUBMITTED, Episode
+from .idempotency import IdempotencyKeys
 from .seeds import SeedCache
+from .signals import Signals
+from .snapshots import Snapshots
+from .users import LlmUsers, ScriptedUser
 
 log = logging.getLogger("sandworld.engine")
 
@@ -38,6 +48,10 @@ class Engine:
         self._clocks: dict = {}
         self._evicted: OrderedDict = OrderedDict()
         self._prefix = f"ep_{self.settings.shard:02d}"
+        self.users = LlmUsers()
+        self.judge = Judge()
+        self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard)
+        self.idempotency = IdempotencyKeys(self.settings.idempotency_ttl, self.settings.max_idempotency_keys)
 
     # -- lookup --------------------------------------------------------------
 
@@ -50,6 +64,9 @@ class Engine:
             raise errors.NotFound(f"no episode {episode_id!r}")
         return ep
 
+    def new_episode_id(self) -> str:
+        return self._prefix + secrets.token_hex(10)
+
     def _clock(self, world) -> list:
         key = (world.name, world.version)
         clock = self._clocks.get(key)
@@ -59,8 +76,9 @@ class Engine:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def create(self, environment: str, req) -> Episode:
-        """Start an episode from a decoded ``schemas.CreateEpisode``."""
+    def create(self, environment: str, req, start=None) -> Episode:
+        """Start an episode from a decoded ``schemas.CreateEpisode``. ``start``:
+        its custom state, already prepared (``custom_seeds.prepare``)."""
         world = get_world(environment)
         if len(self.episodes) >= self.settings.max_episodes:
             self.sweep()
@@ -80,17 +98,25 @@ class Engine:
                 )
         if not (0 <= req.seed < 2**63):
             raise errors.InvalidRequest("seed must be an integer from 0 to 2^63-1")
-        if req.fault_profile is not None:
-            raise errors.InvalidRequest(f"unknown fault_profile {req.fault_profile!r}")
-        if req.user_simulator is not None and req.user_simulator != "scripted":
-            raise errors.InvalidRequest(f"unknown user_simulator {req.user_simulator!r}")
-        if req.checks:
-            raise errors.InvalidRequest("custom checks are not supported by this server yet")
-        seed = self.seeds.get(world, req.seed)
+        if req.fault_profile is not None and req.fault_profile not in faults.PROFILES:
+            raise errors.InvalidRequest(
+                f"unknown fault_profile {req.fault_profile!r}; the profiles are "
+                f"{', '.join(faults.PROFILES)} (GET /api/v1/fault-profiles)"
+            )
+        if req.user_simulator not in (None, "scripted", "llm"):
+            raise errors.InvalidRequest(
+                f"unknown user_simulator {req.user_simulator!r}; use \"scripted\" (the default) or \"llm\""
+            )
+        if start is None:  # a custom state or a snapshot, else the seeded state
+            start = custom_seeds.resolve(self, world, req, task)
+        seed = start if start is not None else self.seeds.get(world, req.seed)
         setup, start_passes, checks = None, [], []
         if task is not None:
             setup, start_passes = self.seeds.setup(world, task, seed)
             checks = setup.checks
+        if req.checks or req.replace_template_checks:
+            checks = custom.parse(req.checks or [], world, checks, req.replace_template_checks)
+            start_passes = baseline(checks, seed.store)
         ep = Episode(
             id=self._prefix + secrets.token_hex(10),
             world=world,
@@ -108,10 +134,23 @@ class Engine:
             signals=req.signals,
             fault_profile=req.fault_profile,
         )
+        if setup is not None and setup.hidden_facts:
+            ep.user = self.users.make() if req.user_simulator == "llm" else ScriptedUser()
+        elif req.user_simulator == "llm":
+            raise errors.InvalidRequest(
+                "user_simulator \"llm\" needs a task with details only the user knows; this one has none"
+            )
+        if req.signals:
+            reference = self.seeds.reference(world, task, seed) if task is not None else None
+            ep.tracker = Signals(ep, reference)
+        if start is not None:
+            ep.start_kind, ep.snapshot_id = start.kind, start.snapshot_id
         self.episodes[ep.id] = ep
         return ep
 
-    def step(self, episode_id: str, tool: str, arguments) -> dict:
+    def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
+        if dry_run:
+            return preview(self.get(episode_id), tool, arguments)
         return self.get(episode_id).call(tool, arguments)
 
     def batch(self, calls) -> list:
@@ -119,10 +158,12 @@ class Engine:
         out = []
         for call in calls:
             if isinstance(call, errors.ApiError):
-                out.append({"episode_id": None, "ok": False, "error": call.slot()})
+                slot = call.slot()
+                out.append({"episode_id": slot.pop("episode_id", None), "ok": False, "error": slot})
                 continue
             try:
-                res = self.get(call.episode_id).call(call.tool, call.arguments)
+                ep = self.get(call.episode_id)
+                res = preview(ep, call.tool, call.arguments) if call.dry_run else ep.call(call.tool, call.arguments)
             except errors.ApiError as e:
                 out.append({"episode_id": call.episode_id, "ok": False, "error": e.slot()})
                 continue
@@ -130,13 +171,15 @@ class Engine:
             out.append(res)
         return out
 
-    def submit(self, episode_id: str, output: str = "") -> dict:
+    def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None) -> dict:
+        """Score and close an episode. ``verdicts`` holds the judge's answers to
+        its rubric checks (by check id), fetched beforehand by ``Judge.decide``."""
         ep = self.get(episode_id)
         if ep.status != OPEN:
             raise errors.EpisodeClosed(f"episode {episode_id} was already submitted; read it with GET")
         ep.touched = time.monotonic()
         try:
-            ev = self._evaluate(ep, output)
+            ev = self._evaluate(ep, output, verdicts)
         except Exception as e:  # the verifier failed: the sample is not the agent's fault
             log.exception("verifier failed for episode %s", episode_id)
             raise errors.VerifierUnavailable(
@@ -147,8 +190,12 @@ class Engine:
         ep.evaluation = ev
         return ev
 
-    def _evaluate(self, ep: Episode, output: str) -> dict:
-        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output=output)
+    def _evaluate(self, ep: Episode, output: str, verdicts: dict | None) -> dict:
+        judge = None
+        if verdicts is not None:
+            def judge(check, _facts):
+                return verdicts[check.id]
+        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output=output, judge=judge)
         if ep.checks:
             scored = evaluate(ep.checks, facts, ep.start_passes)
         else:  # free play: nothing to score
@@ -166,6 +213,7 @@ class Engine:
             "checks": scored["checks"],
             "failure_kind": failure_kind,
             "mask_sample": False,
+            "training": ep.training,
             "state_diff": facts.diff,
             "digest": ep.digest,
             "seed_digest": ep.seed_digest,

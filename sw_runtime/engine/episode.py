@@ -15,6 +15,8 @@ import msgspec
 
 from .. import errors
 from ..worlds.tool import Context, Refused
+from . import faults
+from .users import ASK_USER, ASK_USER_TOOL
 
 log = logging.getLogger("sandworld.engine")
 
@@ -26,7 +28,7 @@ class Episode:
         "id", "world", "task", "seed", "setup", "checks", "start_passes", "start", "store",
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
-        "__weakref__",
+        "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
@@ -54,6 +56,14 @@ class Episode:
         self.clock = clock
         self.signals = signals
         self.fault_profile = fault_profile
+        self.tracker = None  # signals.Signals when signals are on
+        self.user = None  # users.ScriptedUser / LlmUser on tasks with hidden facts
+        # stale_read episodes keep the state as of before the latest write
+        self.stale = self.store.fork() if fault_profile == "stale_read" else None
+        # Where the state came from (forks.py, custom_seeds.py, snapshots.py).
+        self.forked_from = None
+        self.start_kind = "seed"  # or "state" (custom) or "snapshot"
+        self.snapshot_id = None
 
     # -- stepping ------------------------------------------------------------
 
@@ -72,43 +82,64 @@ class Episode:
         self.steps = n = self.steps + 1
         at = self.clock[n]
         tool = self.world.tools_by_name.get(tool_name)
-        mutated = False
-        if tool is None:
+        mutated = schema_valid = False
+        reactions = ()
+        fault = None
+        if tool_name == ASK_USER and self.user is not None:
+            ok, payload = self.user.answer(self, arguments)
+            schema_valid = ok or payload.get("code") != "invalid_arguments"
+        elif tool is None:
             ok, payload = False, {
                 "code": "unknown_tool",
                 "message": f"no tool {tool_name!r} in {self.world.name}; "
-                f"the episode's tools are: {', '.join(sorted(self.world.tools_by_name))}",
+                f"the episode's tools are: {', '.join(self.tool_names())}",
             }
         else:
-            ok, payload, mutated = self._run(tool, arguments, n, at)
+            args, error = decode_args(tool, arguments)
+            schema_valid = error is None
+            if error is not None:
+                ok, payload = False, error
+            elif self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
+                    and faults.hits(self.fault_profile, self.seed, n):
+                fault = self.fault_profile
+                ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
+            else:
+                if self.stale is not None and tool.writes:
+                    self.stale = self.store.fork()  # what a stale read will see next
+                ok, payload, mutated, reactions = self._run(tool, args, n, at, self.store)
         answer = {"step": n, "tool": tool_name, "ok": ok, ("result" if ok else "error"): payload, "at": at}
+        if reactions and fault is None:
+            answer["reactions"] = reactions
         self.calls.append((tool_name, ok, mutated))
-        self.trace.append(
-            {
-                "seq": n,
-                "at": at,
-                "tool": tool_name,
-                "arguments": arguments,
-                "ok": ok,
-                ("result" if ok else "error"): payload,
-                "mutated": mutated,
-                "state_digest": self.digest,
-                "reactions": [],
-            }
-        )
+        entry = {
+            "seq": n,
+            "at": at,
+            "tool": tool_name,
+            "arguments": arguments,
+            "ok": ok,
+            ("result" if ok else "error"): payload,
+            "mutated": mutated,
+            "state_digest": self.digest,
+            "reactions": list(reactions),
+        }
+        if fault is not None:
+            entry["fault"] = fault
+        if self.tracker is not None:
+            answer["signals"] = entry["signals"] = self.tracker.after_step(self, schema_valid, mutated, fault)
+        self.trace.append(entry)
         return answer
 
-    def _run(self, tool, arguments, n: int, at: str):
-        try:
-            args = msgspec.convert(arguments, tool.params)
-        except msgspec.ValidationError as e:
-            return False, {"code": "invalid_arguments", "message": f"invalid arguments for {tool.name}: {e}"}, False
-        store = self.store
+    def _run(self, tool, args, n: int, at: str, store):
+        """Run a decoded call against ``store``; answer (ok, payload, mutated, reactions)."""
         before = store.accumulator
         ctx = Context(store, n, at, self.world.epoch_ms + n * 1000 * self.world.seconds_per_step, self.seed)
+        reactions = ()
         try:
             result = tool.fn(ctx, args)
             ok, payload = True, result
+            rules = self.world.reactions_by_tool.get(tool.name)
+            if rules:
+                reactions = [rx for rule in rules for rx in (rule.fire(ctx, args, result) or ())]
         except Refused as r:
             ok, payload = False, r.as_error()
         except Exception:  # a bug in a world must not take the server down
@@ -117,10 +148,43 @@ class Episode:
                 "code": "internal_error",
                 "message": f"the tool {tool.name} failed inside the server; this is a bug in the world",
             }
-        mutated = store.accumulator != before
+        mutated = store is self.store and store.accumulator != before
         if mutated:
             self.digest = store.digest()
-        return ok, payload, mutated
+        return ok, payload, mutated, reactions
+
+    def _faulted(self, tool, args, n: int, at: str):
+        """A call hit by the episode's fault profile (see engine/faults.py)."""
+        profile = self.fault_profile
+        if profile == "timeout_after_commit":
+            _ok, _payload, mutated, reactions = self._run(tool, args, n, at, self.store)
+            return False, faults.timeout_error(tool.name), mutated, reactions
+        if profile == "timeout_before_commit":
+            return False, faults.timeout_error(tool.name), False, ()
+        if profile == "rate_limited":
+            return False, faults.rate_limited_error(tool.name), False, ()
+        if profile == "server_error":
+            return False, faults.server_error(tool.name), False, ()
+        # stale_read: a read answered from the state before the latest write
+        ok, payload, _m, _r = self._run(tool, args, n, at, self.stale if self.stale is not None else self.store)
+        return ok, payload, False, ()
+
+    def tool_names(self) -> list:
+        names = sorted(self.world.tools_by_name)
+        return names + [ASK_USER] if self.user is not None else names
+
+    def tool_definitions(self) -> list:
+        """The tools this episode offers: the world's, plus ask_user when the
+        task has details only the user knows."""
+        defs = [t.definition() for t in self.world.tools]
+        if self.user is not None:
+            defs.append(ASK_USER_TOOL.definition())
+        return defs
+
+    @property
+    def training(self) -> bool:
+        """Signals or faults make an episode a training one: evals leave it out."""
+        return self.signals or self.fault_profile is not None
 
     # -- views ---------------------------------------------------------------
 
@@ -140,6 +204,19 @@ class Episode:
             "created_at": self.created_at,
             "signals": self.signals,
             "fault_profile": self.fault_profile,
+            "user_simulator": self.user.kind if self.user is not None else None,
+            "training": self.training,
+            "start": self.start_kind,
+            "snapshot_id": self.snapshot_id,
+            "forked_from": self.forked_from,
             "seed_digest": self.seed_digest,
             "digest": self.digest,
         }
+
+
+def decode_args(tool, arguments):
+    """Decode a call's arguments with the tool's params Struct: (args, None) or (None, error)."""
+    try:
+        return msgspec.convert(arguments, tool.params), None
+    except msgspec.ValidationError as e:
+        return None, {"code": "invalid_arguments", "message": f"invalid arguments for {tool.name}: {e}"}

@@ -21,6 +21,7 @@ from ..verify.score import baseline
 class SeedState:
     store: object  # the start Store: never written, only forked
     digest: str
+    seed: int = 0
     setups: dict = field(default_factory=dict)  # task_id -> (Setup, start_passes)
 
 
@@ -34,13 +35,25 @@ class SeedCache:
         entry = self._items.get(key)
         if entry is None:
             store = Store(world.generate(seed), collections=world.collections)
-            entry = SeedState(store=store, digest=store.digest())
+            entry = SeedState(store=store, digest=store.digest(), seed=seed)
             self._items[key] = entry
             if len(self._items) > self.capacity:
                 self._items.popitem(last=False)
         else:
             self._items.move_to_end(key)
         return entry
+
+    def reference(self, world, task, entry: SeedState):
+        """What the task's reference solution changes, for reference_progress."""
+        key = ("reference", task.id)
+        ref = entry.setups.get(key)
+        if ref is None:
+            from .replay import replay  # the engine's own episode machinery
+            from .signals import Reference
+
+            setup, _ = self.setup(world, task, entry)
+            ref = entry.setups[key] = Reference(entry.store, replay(world, entry.store, setup.solution, entry.seed))
+        return ref
 
     def setup(self, world, task, entry: SeedState):
         """The task made concrete for this seed, and its checks' start passes."""

@@ -25,12 +25,12 @@ class _Check(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, tag_field
 
 class RecordExists(_Check, tag="record_exists"):
     collection: str
-    where: _Where = {}
+    where: _Where
 
 
 class RecordAbsent(_Check, tag="record_absent"):
     collection: str
-    where: _Where = {}
+    where: _Where
 
 
 class FieldEquals(_Check, tag="field_equals"):

@@ -7,6 +7,21 @@ from datetime import datetime, timedelta, timezone
 from typing import Callable
 
 
+@dataclass(frozen=True)
+class Reaction:
+    """A simulated colleague's rule: after a successful call to ``on``,
+    ``fire(ctx, args, result)`` may write records through ``ctx.store`` and
+    returns the reactions it made as ``[{id, user, ts, text}]`` (or nothing).
+
+    Reactions are not steps: they come back on the step that caused them, in
+    the trace, in the state diff and in the digest.
+    """
+
+    id: str
+    on: str  # tool name
+    fire: Callable
+
+
 @dataclass
 class World:
     name: str
@@ -20,19 +35,31 @@ class World:
     tasks: list
     generate: Callable  # (seed: int) -> {collection: {id: record}}
     seconds_per_step: int = 7
+    reactions: list = field(default_factory=list)
+    # state_schema.StateSchema: the typed records custom seeds are parsed with;
+    # None: the world takes no custom state.
+    state_schema: object = None
     tools_by_name: dict = field(init=False, repr=False)
     tasks_by_id: dict = field(init=False, repr=False)
     epoch_ms: int = field(init=False, repr=False)
+    reactions_by_tool: dict = field(init=False, repr=False)
 
     def __post_init__(self):
         dt = datetime.strptime(self.epoch, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
         self.epoch_ms = int(dt.timestamp() * 1000)
         self.tools_by_name = {t.name: t for t in self.tools}
+        self.reactions_by_tool = {}
+        for r in self.reactions:
+            if r.on not in self.tools_by_name:
+                raise ValueError(f"world {self.name}: reaction {r.id} is on unknown tool {r.on!r}")
+            self.reactions_by_tool.setdefault(r.on, []).append(r)
         self.tasks_by_id = {t.id: t for t in self.tasks}
         if len(self.tools_by_name) != len(self.tools):
             raise ValueError(f"world {self.name}: duplicate tool names")
         if len(self.tasks_by_id) != len(self.tasks):
             raise ValueError(f"world {self.name}: duplicate task ids")
+        if self.state_schema is not None and set(self.state_schema.collections) != set(self.collections):
+            raise ValueError(f"world {self.name}: its state_schema must type exactly its collections")
 
     def clock(self, steps: int) -> list:
         """Timestamps of steps 0..steps, formatted once (formatting costs more than a step)."""

@@ -4,7 +4,10 @@ reference solution (passes) against doing nothing and plausible wrong answers
 
 Episodes here are run by a small local player (``play``) that calls the tools
 directly the way the engine does: fork the start state, decode the arguments
-with the tool's params Struct, run, score with the verifier.
+with the tool's params Struct, run, score with the verifier. ``ask_user``
+belongs to the engine, not the world: the player answers it with the scripted
+user (it changes no state). cp-13 and cp-14, the tasks that need it, also run
+through the real engine.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ import pytest
 import sw_core_ext
 from sw_core_ext import Store
 from sw_core_ext._store_py import Store as PyStore
+from sw_runtime.engine.engine import Engine
+from sw_runtime.engine.users import ASK_USER, ASK_USER_TOOL, DONT_KNOW, scripted_reply
+from sw_runtime.schemas import CreateEpisode
 from sw_runtime.verify.evaluate import Facts
 from sw_runtime.verify.score import evaluate
 from sw_runtime.worlds.coinpurse import WORLD
@@ -33,6 +39,7 @@ from sw_runtime.worlds.tool import Context, Refused
 SEEDS = range(20)
 ROOT = Path(__file__).resolve().parents[2]
 TASK_IDS = [t.id for t in WORLD.tasks]
+ASK_TASKS = ["cp-13", "cp-14"]  # the tasks with details only the user knows
 
 
 # The reference solutions run on the loaded core and, when that is the
@@ -81,7 +88,10 @@ def play(task_id: str, seed: int, calls=None, output=None, core=Store) -> Played
     store = start.fork()
     trace = []
     for step, (name, args) in enumerate(calls, 1):
-        ok, payload, mutated = call(store, seed, step, name, args)
+        if name == ASK_USER:  # answered by the engine's scripted user; changes no state
+            ok, payload, mutated = True, {"answer": scripted_reply(setup.hidden_facts, args["question"])}, False
+        else:
+            ok, payload, mutated = call(store, seed, step, name, args)
         trace.append((name, ok, mutated, payload))
     facts = Facts(start=start, end=store, calls=[t[:3] for t in trace], output=output)
     return Played(start, store, setup, trace, evaluate(setup.checks, facts))
@@ -97,7 +107,8 @@ def failed(played: Played) -> list:
 def test_world_metadata():
     assert WORLD.name == "coinpurse" and WORLD.version == "1.1.0"
     assert WORLD.epoch == "2026-03-05T18:00:00.000Z"
-    assert TASK_IDS == [f"cp-{i:02d}" for i in range(1, 13)]
+    assert TASK_IDS == [f"cp-{i:02d}" for i in range(1, 15)]
+    assert ASK_USER not in WORLD.tools_by_name  # the engine answers it, not the world
     assert sum(t.refusal for t in WORLD.tasks) >= 2
     assert "cents" in WORLD.policy and "Duplicates" in WORLD.policy
     for name in ("get_balance", "list_requests", "pay_request", "decline_request", "send_money", "list_contacts",
@@ -194,6 +205,12 @@ def test_generator_invariants(seed):
     handles = [r["handle"] for r in state["contacts"].values()]
     assert len(set(handles)) == len(handles)
     assert "@" + c.coworker_old["name"].lower().replace(" ", "-") not in handles  # cp-11 adds it
+    # cp-13 and cp-14 pick a regular: verified, unblocked, the only contact with their name and first name.
+    pending = {r["handle"] for r in state["requests"].values() if r["status"] == "pending"}
+    assert len(c.regulars) >= 6 and len([p for p in c.regulars if p["handle"] not in pending]) >= 4
+    firsts = [r["name"].split()[0] for r in state["contacts"].values()]
+    for p in c.regulars:
+        assert p["verified"] and not p["blocked"] and firsts.count(p["name"].split()[0]) == 1
 
 
 # -- the tasks -------------------------------------------------------------------------
@@ -232,7 +249,13 @@ def test_task_shape(task_id):
     assert setup.instruction and setup.output and setup.solution
     assert len(setup.solution) <= task.step_budget
     for name, args in setup.solution:
-        msgspec.convert(args, WORLD.tools_by_name[name].params)
+        msgspec.convert(args, (ASK_USER_TOOL if name == ASK_USER else WORLD.tools_by_name[name]).params)
+    asks = [args["question"] for name, args in setup.solution if name == ASK_USER]
+    assert bool(asks) == bool(setup.hidden_facts) == (task_id in ASK_TASKS)
+    if asks:
+        assert setup.persona
+        assert setup.solution[0][0] == ASK_USER, "ask before anything else"
+        assert all(scripted_reply(setup.hidden_facts, q) != DONT_KNOW for q in asks)
     if task.refusal:
         # A refusal still leaves a trace a do-nothing episode lacks: a decline or a stated reason.
         assert any(c.__struct_config__.tag in ("output_contains", "field_equals") for c in setup.checks)
@@ -259,6 +282,11 @@ WRONG = [
      "not-old-account"),
     ("cp-12", lambda c: [("pay_request", {"request_id": c.original["id"]}),
                          ("pay_request", {"request_id": c.copy["id"]})], "copy-declined"),
+    # Guessing instead of asking: every regular but the right one, and an amount nobody said.
+    ("cp-13", lambda c: [("send_money", {"contact_id": p["id"], "amount": 2000, "note": "x"}) for p in c.regulars],
+     "no-collateral"),
+    ("cp-14", lambda c: [("send_money", {"contact_id": c.regulars[0]["id"], "amount": 100, "note": "x"})],
+     "share-paid"),
 ]
 
 
@@ -376,3 +404,101 @@ def test_refusals_give_their_code_and_change_nothing(name, before, refused, code
         assert not ok and err["code"] == code, (name, seed, err)
         assert len(err["message"]) > 20
         assert not mutated and store.digest() == digest
+
+
+# -- asking the user (cp-13, cp-14) ---------------------------------------------------------
+
+
+def _hidden(setup) -> str:
+    """What the scripted user reveals: the recipient's handle or the amount."""
+    (answer,) = setup.hidden_facts.values()
+    return answer
+
+
+@pytest.mark.parametrize("task_id", ASK_TASKS)
+def test_ask_user_reply_reveals_the_detail(task_id):
+    for seed in SEEDS:
+        p = play(task_id, seed)
+        (asked,) = [payload for name, _ok, _m, payload in p.trace if name == ASK_USER]
+        send = next(args for name, args in p.setup.solution if name == "send_money")
+        contact = p.start.get("contacts", send["contact_id"])
+        detail = contact["handle"] if task_id == "cp-13" else f"${send['amount'] // 100}.{send['amount'] % 100:02d}"
+        assert detail in asked["answer"], (task_id, seed, asked)
+        assert detail in _hidden(p.setup) and detail not in p.setup.instruction
+
+
+NATURAL = {
+    "cp-13": ["Who do you mean?", "Which contact is that?", "What's their name or handle?",
+              "Who is your {role}?", "Could you tell me which person to send it to?"],
+    "cp-14": ["How much should I send?", "What was your share?", "How much do you owe them?",
+              "What amount should I pay back?", "What did it cost you?"],
+}
+
+
+@pytest.mark.parametrize("task_id", ASK_TASKS)
+def test_natural_questions_hit_the_topic(task_id):
+    for seed in range(5):
+        setup = WORLD.tasks_by_id[task_id].setup(start_state(seed).fork())
+        role = setup.instruction.split("Send my ", 1)[-1].split(" $", 1)[0]
+        for q in NATURAL[task_id]:
+            assert scripted_reply(setup.hidden_facts, q.format(role=role)) == _hidden(setup), (seed, q)
+        assert scripted_reply(setup.hidden_facts, "Is it raining there?") == DONT_KNOW
+
+
+@pytest.mark.parametrize("task_id", ASK_TASKS)
+def test_guessing_without_asking_fails_on_most_seeds(task_id):
+    """The recipient (cp-13) or amount (cp-14) is only in the user's head:
+    a plausible guess (the first regular; a round $100.00 share) misses."""
+    passed = 0
+    for seed in SEEDS:
+        c = cast(start_state(seed))
+        setup = WORLD.tasks_by_id[task_id].setup(start_state(seed).fork())
+        send = dict(next(args for name, args in setup.solution if name == "send_money"))
+        if task_id == "cp-13":
+            send["contact_id"] = c.regulars[0]["id"]
+        else:
+            send["amount"] = 10_000
+        # Even a right guess made without asking misses the asked-user check.
+        p = play(task_id, seed, calls=[("send_money", send)])
+        assert p.evaluation["pass"] is False and "asked-user" in failed(p)
+        # With a question that reveals nothing, a guess still misses on most seeds.
+        p = play(task_id, seed, calls=[(ASK_USER, {"question": "Anything else?"}), ("send_money", send)])
+        passed += p.evaluation["pass"] is True
+    assert passed <= len(SEEDS) // 4, passed
+
+
+def _engine_episode(engine: Engine, task_id: str, seed: int):
+    return engine.create("coinpurse", CreateEpisode(task_id=task_id, seed=seed))
+
+
+@pytest.mark.parametrize("task_id", ASK_TASKS)
+def test_reference_passes_through_the_engine(task_id):
+    engine = Engine()
+    for seed in SEEDS:
+        ep = _engine_episode(engine, task_id, seed)
+        names = [d["name"] for d in ep.tool_definitions()]
+        assert ASK_USER in names and set(WORLD.tools_by_name) < set(names)
+        for tool, args in ep.setup.solution:
+            res = engine.step(ep.id, tool, args)
+            assert res["ok"] is True, (task_id, seed, res)
+            if tool == ASK_USER:
+                assert res["result"]["answer"] == _hidden(ep.setup)
+        ev = engine.submit(ep.id, ep.setup.output)
+        assert ev["pass"] is True and ev["score"] == 1.0, (task_id, seed, ev["checks"])
+
+
+@pytest.mark.parametrize("task_id", ASK_TASKS)
+def test_doing_nothing_fails_through_the_engine(task_id):
+    engine = Engine()
+    for seed in SEEDS:
+        ev = engine.submit(_engine_episode(engine, task_id, seed).id, "")
+        assert ev["pass"] is False and ev["score"] < 1.0, (task_id, seed)
+        assert {"asked-user", "one-payment"} <= {c["id"] for c in ev["checks"] if c["pass"] is not True}
+
+
+def test_only_tasks_with_hidden_facts_offer_ask_user():
+    engine = Engine()
+    for task_id in TASK_IDS:
+        ep = _engine_episode(engine, task_id, 0)
+        has = ASK_USER in [d["name"] for d in ep.tool_definitions()]
+        assert has == (task_id in ASK_TASKS), task_id

@@ -7,6 +7,7 @@ and the requests the user sent. Its tasks test reading before writing, exact
 identities, cents arithmetic, and refusing what the policy forbids.
 
 - ``state.py``: the data model and the seeded generator
+- ``schema.py``: the records as types, which custom seeds are parsed with
 - ``cast.py``: who plays which part in a start state, for the tasks
 - ``tools.py``: the ten tools
 - ``tasks.py``: cp-01 to cp-12
@@ -18,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..world import World
+from .schema import SCHEMA
 from .state import COLLECTIONS, EPOCH, generate
 from .tasks import TASKS
 from .tools import TOOLS
@@ -39,6 +41,7 @@ WORLD = World(
     tools=TOOLS,
     tasks=TASKS,
     generate=generate,
+    state_schema=SCHEMA,
 )
 
 __all__ = ["WORLD"]

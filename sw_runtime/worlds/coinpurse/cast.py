@@ -37,6 +37,7 @@ class Cast:
     blocked_new: dict  # ... and the new, unblocked account with the same name
     tickets: dict  # the card purchase of two tickets
     coworker_old: dict  # the coworker's old unverified contact (unique name)
+    regulars: list  # verified, unblocked contacts no other contact shares a name with, by id (cp-13)
 
 
 def _one(items: list, what: str):
@@ -104,4 +105,6 @@ def cast(store) -> Cast:
         tickets=_one([t for t in txs if t["type"] == "card" and t["note"].startswith(TICKETS)], "ticket purchase"),
         coworker_old=_one([c for c in contacts if not c["verified"] and len(by_name[c["name"]]) == 1],
                           "unverified contact with a unique name"),
+        regulars=sorted((c for c in contacts if c["verified"] and not c["blocked"] and len(by_name[c["name"]]) == 1),
+                        key=lambda c: c["id"]),
     )

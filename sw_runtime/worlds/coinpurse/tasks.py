@@ -1,4 +1,4 @@
-"""Coinpurse's tasks, cp-01 to cp-12.
+"""Coinpurse's tasks, cp-01 to cp-14.
 
 Each task's ``setup`` reads the seeded start state (through ``cast.cast``)
 and returns the instruction, the checks and a reference solution for that
@@ -10,6 +10,12 @@ Every task has a ``no-collateral`` check whose allow rules cover exactly what
 a correct solution changes, and at least one check an episode that does
 nothing fails. Checks that already hold at the start (``nothing went to the
 look-alike``) are not scored but must still pass.
+
+cp-13 and cp-14 leave out a detail only the user knows (who "my tennis
+partner" is, how much "my share" was). Their ``hidden_facts`` give the
+engine's ``ask_user`` the answer, keyed by the words a natural question uses;
+the reference solution asks first. The right recipient or amount cannot be
+read from the state, so guessing fails on most seeds.
 """
 
 from __future__ import annotations
@@ -75,6 +81,11 @@ def _rng(store, task_id: str) -> random.Random:
 
 def _first(person: dict) -> str:
     return person["name"].split()[0]
+
+
+def _asked() -> C.ActionCalled:
+    return C.ActionCalled(id="asked-user", label="The user was asked for the detail the request leaves out",
+                          action="ask_user")
 
 
 # -- the tasks ---------------------------------------------------------------------
@@ -436,6 +447,112 @@ def duplicate_request(store) -> Setup:
     )
 
 
+# cp-13: who "my <role>" is, only the user knows. (role, what the money is
+# for, note); no note or name in the start state mentions these activities.
+PARTNERS = (
+    ("tennis partner", "tennis", "the court booking", "Court booking"),
+    ("running buddy", "running", "the half-marathon entry", "Half-marathon entry"),
+    ("chess partner", "chess", "the chess tournament fee", "Chess tournament fee"),
+    ("carpool buddy", "carpool", "gas for the carpool", "Carpool gas"),
+    ("pottery class friend", "pottery", "the pottery class clay", "Pottery clay"),
+)
+# cp-14: how much "my share" was, only the user knows. (trip, note)
+TRIPS = (
+    ("beach house weekend", "Beach house weekend"),
+    ("lake trip", "Lake trip"),
+    ("camping trip", "Camping trip"),
+    ("road trip to Big Sur", "Big Sur road trip"),
+)
+
+
+def _pick(rng: random.Random, regulars: list) -> dict:
+    if not regulars:
+        raise ValueError("coinpurse state: no verified, unblocked contact with a name of their own")
+    return rng.choice(regulars)
+
+
+def pay_my_partner(store) -> Setup:
+    c = cast(store)
+    rng = _rng(store, "cp-13")
+    role, activity, what, note = rng.choice(PARTNERS)
+    who = _pick(rng, c.regulars)  # a verified contact whose name no other contact has
+    amount = rng.randrange(15, 61) * 100 + rng.choice((0, 50))
+    kind = role.split()[-1]  # partner, buddy, friend
+    return Setup(
+        instruction=f'Send my {role} {dollars(amount)} for {what}, with the note "{note}".',
+        checks=[
+            C.RecordExists(id="sent-to-partner",
+                           label=f"{dollars(amount)} went to the user's {role}, {who['name']} ({who['handle']})",
+                           collection="transactions", where={"contact_id": who["id"], "amount": amount}, weight=2),
+            _asked(),
+            _one_payment(),
+            _balance(c, amount),
+            _no_collateral(
+                C.Allow(collection="transactions", ops=["created"], where={"contact_id": who["id"]}), SPEND
+            ),
+        ],
+        solution=[
+            ("ask_user", {"question": f"Who is your {role}? Which contact should I send the money to?"}),
+            ("list_contacts", {"query": _first(who)}),
+            ("send_money", {"contact_id": who["id"], "amount": amount, "note": note}),
+        ],
+        output=(
+            f"You told me your {role} is {who['name']}, so I sent {dollars(amount)} to {who['handle']} with the note "
+            f'"{note}".'
+        ),
+        hidden_facts={
+            f"who, which, name, handle, contact, person, recipient, {kind}, {activity}":
+                f"My {role} is {who['name']}; their handle is {who['handle']}.",
+        },
+        persona=(
+            f"{c.account['name']}, the Coinpurse account owner: easygoing, thinks of friends by what they do "
+            "together rather than by name, and answers in a sentence."
+        ),
+    )
+
+
+def my_share_of_the_trip(store) -> Setup:
+    c = cast(store)
+    rng = _rng(store, "cp-14")
+    trip, note = rng.choice(TRIPS)
+    pending = {r["handle"] for _, r in store.scan("requests") if r["status"] == "pending"}
+    who = _pick(rng, [p for p in c.regulars if p["handle"] not in pending])  # no request to mistake it for
+    share = rng.randrange(80, 251) * 100 + rng.choice((0, 25, 50, 75))
+    return Setup(
+        instruction=(
+            f'{_first(who)} paid for our {trip} up front. Pay them back my share, with the note "{note}".'
+        ),
+        checks=[
+            C.RecordExists(id="share-paid", label=f"The user's share, {dollars(share)}, went to {who['handle']}",
+                           collection="transactions", where={"contact_id": who["id"], "amount": share}, weight=2),
+            _asked(),
+            _one_payment(),
+            _balance(c, share),
+            _no_collateral(
+                C.Allow(collection="transactions", ops=["created"], where={"contact_id": who["id"]}), SPEND
+            ),
+        ],
+        solution=[
+            ("ask_user", {"question": f"How much is your share of the {trip}? What amount should I send?"}),
+            ("list_contacts", {"query": _first(who)}),
+            ("get_balance", {}),
+            ("send_money", {"contact_id": who["id"], "amount": share, "note": note}),
+        ],
+        output=(
+            f"You said your share of the {trip} was {dollars(share)}, so I sent {dollars(share)} to {who['name']} "
+            f'({who["handle"]}) with the note "{note}".'
+        ),
+        hidden_facts={
+            "how much, amount, share, owe, cost, price, total, sum, dollar, $":
+                f"My share of the {trip} was {dollars(share)}.",
+        },
+        persona=(
+            f"{c.account['name']}, the Coinpurse account owner, back from a {trip} that {_first(who)} paid for; "
+            "knows exactly what their share came to and says so when asked."
+        ),
+    )
+
+
 TASKS = [
     Task("cp-01", "Balance and what's left today", balance_and_allowance, step_budget=4, tags=("read-only",)),
     Task("cp-02", "Send money to the right friend", pay_the_right_friend, step_budget=6, tags=("look-alike",)),
@@ -449,4 +566,8 @@ TASKS = [
     Task("cp-10", "Ask for half of the tickets", half_the_tickets, step_budget=6, tags=("history", "arithmetic")),
     Task("cp-11", "Add a coworker and pay them back", new_coworker, step_budget=6, tags=("contacts", "look-alike")),
     Task("cp-12", "A request sent twice", duplicate_request, step_budget=8, tags=("requests", "duplicate")),
+    Task("cp-13", "Pay a friend the user names only by role", pay_my_partner, step_budget=6,
+         tags=("ask-user", "contacts")),
+    Task("cp-14", "Pay back a share only the user knows", my_share_of_the_trip, step_budget=6,
+         tags=("ask-user", "arithmetic")),
 ]

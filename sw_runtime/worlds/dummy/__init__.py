@@ -14,6 +14,7 @@ import msgspec
 from ...verify import checks as C
 from ..task import Setup, Task
 from ..tool import Refused, tool
+from ..state_schema import StateSchema
 from ..world import World
 
 COLLECTIONS = ("items",)
@@ -22,6 +23,13 @@ COLLECTIONS = ("items",)
 def generate(seed: int) -> dict:
     # Deterministic from the seed alone: no global random, no hash().
     return {"items": {f"it-{i:02d}": {"id": f"it-{i:02d}", "value": (seed * 7 + i) % 100} for i in range(5)}}
+
+
+class Item(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """An item record, as the tools read and write it (and custom seeds give it)."""
+
+    id: str
+    value: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)]
 
 
 class KeyArgs(msgspec.Struct, forbid_unknown_fields=True):
@@ -81,4 +89,5 @@ WORLD = World(
     tools=[noop, get, set],
     tasks=[Task(id="dm-01", title="Add to an item", setup=_setup_add, step_budget=5)],
     generate=generate,
+    state_schema=StateSchema(records={"items": Item}),
 )

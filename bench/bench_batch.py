@@ -1,0 +1,472 @@
+"""Throughput of one server process over HTTP, measured in one run.
+
+Starts a real server (``python -m sw_runtime serve`` on a free port of
+127.0.0.1, one process; ``--core pure`` for the pure-Python state core) and
+drives it from this process, which is the load generator: a separate process
+from the server, request bodies pre-encoded with orjson before the clock
+starts, raw HTTP/1.1 on keep-alive connections, answers not decoded while
+timed (a sample is decoded afterwards to count refusals and slot errors).
+The client's and the server's CPU use are measured beside each figure, so a
+client that became the bottleneck shows.
+
+(a) ``/batch`` steps/s on coinpurse: >= 1,000 live episodes over many seeds
+    and all tasks, 1,000 calls per batch, 40 % get_balance, 30 % list_requests,
+    30 % writes (send_money and request_money of small amounts, decline_request
+    and pay_request of the seed's pending requests: most succeed, some are
+    refused), ``--inflight`` batches in flight. Digest and trace are always on.
+(b) the same with ``"signals": true`` at create; n/a when the server refuses
+    the flag or ignores it (step answers without anything more).
+(c) single ``/episodes/{id}/step`` steps/s over 32 concurrent connections.
+(d) the floor: as many calls as (a) made, through the dummy world's ``noop``.
+    Then the ratios (a)/(d), (a)/(c) and (b)/(a).
+Also: episodes created per second through ``POST /batch/episodes`` on cached
+seeds (groups of 64 on one task and seed), p50/p99 latency of a 1,000-call
+``/batch`` under the steady load of (a), and episodes submitted per second
+through ``POST /batch/submit`` (episodes of (a), ~90 steps each).
+
+Episodes are used in generations: each gets at most ``--steps-per-episode``
+calls (under the 200-step limit); when a generation is used up, the clock
+stops while the next one is created and encoded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
+
+API = "/api/v1"
+WRITES = ("send_money", "request_money", "decline_request", "pay_request")
+
+
+# -- the workload ------------------------------------------------------------------
+
+
+class SeedFacts:
+    """What the client needs to aim writes at a seed's start state."""
+
+    __slots__ = ("contacts", "open_contacts", "pending")
+
+    def __init__(self, seed: int):
+        from sw_runtime.worlds.coinpurse.state import generate
+
+        state = generate(seed)
+        self.contacts = sorted(state["contacts"])
+        self.open_contacts = sorted(k for k, c in state["contacts"].items() if not c["blocked"])
+        self.pending = sorted(k for k, r in state["requests"].items() if r["status"] == "pending") or ["rq-01"]
+
+
+def coinpurse_call(rng: random.Random, eid: str, facts: SeedFacts) -> dict:
+    """One call of the (a) mix: 40 % get_balance, 30 % list_requests, 30 % writes."""
+    r = rng.random()
+    if r < 0.40:
+        return {"episode_id": eid, "tool": "get_balance", "arguments": {}}
+    if r < 0.70:
+        return {"episode_id": eid, "tool": "list_requests", "arguments": {}}
+    if r < 0.80:  # small amounts: refused only once the daily limit is reached
+        args = {"contact_id": rng.choice(facts.open_contacts), "amount": rng.randrange(100, 600), "note": "bench"}
+        return {"episode_id": eid, "tool": "send_money", "arguments": args}
+    if r < 0.88:  # any contact: refused when it is a blocked one
+        args = {"contact_id": rng.choice(facts.contacts), "amount": rng.randrange(100, 5000), "note": "bench"}
+        return {"episode_id": eid, "tool": "request_money", "arguments": args}
+    if r < 0.96:  # a pending request: the first decline succeeds, the next not_pending
+        return {"episode_id": eid, "tool": "decline_request", "arguments": {"request_id": rng.choice(facts.pending)}}
+    return {"episode_id": eid, "tool": "pay_request", "arguments": {"request_id": rng.choice(facts.pending)}}
+
+
+def noop_call(rng: random.Random, eid: str, facts) -> dict:
+    return {"episode_id": eid, "tool": "noop", "arguments": {}}
+
+
+class Workload:
+    """Creates generations of episodes on the server and pre-encodes their calls."""
+
+    def __init__(self, conn: C.Conn, args, rng: random.Random):
+        self.conn, self.args, self.rng = conn, args, rng
+        self.seeds = list(range(1000, 1000 + args.seeds))
+        self.facts: dict = {}
+        self.tasks: dict = {}
+        self.episodes: dict = {}  # world -> every episode id created for the timed phases
+
+    async def world_tasks(self, world: str) -> list:
+        if world not in self.tasks:
+            env = await self.conn.json(C.get(f"{API}/environments/{world}"))
+            self.tasks[world] = [t["id"] for t in env["tasks"]]
+        return self.tasks[world]
+
+    def seed_facts(self, seed: int) -> SeedFacts:
+        got = self.facts.get(seed)
+        if got is None:
+            got = self.facts[seed] = SeedFacts(seed)
+        return got
+
+    async def create(self, items: list, chunk: int = 1024) -> list:
+        """Create episodes through the batch create; any slot error is fatal here."""
+        out = []
+        for i in range(0, len(items), chunk):
+            res = await self.conn.json(C.post(f"{API}/batch/episodes", orjson.dumps({"episodes": items[i:i + chunk]})))
+            for slot in res["results"]:
+                if "episode_id" not in slot:
+                    raise RuntimeError(f"batch create failed an item: {slot}")
+            out += res["results"]
+        return out
+
+    async def episodes_for(self, world: str, n: int, signals: bool = False) -> list:
+        tasks = await self.world_tasks(world)
+        items = []
+        for i in range(n):
+            item = {"environment": world, "task_id": tasks[i % len(tasks)], "seed": self.seeds[i % len(self.seeds)]}
+            if signals:
+                item["signals"] = True
+            items.append(item)
+        eps = [(ep["episode_id"], ep["seed"]) for ep in await self.create(items)]
+        self.episodes.setdefault(world, []).extend(e for e, _ in eps)
+        return eps
+
+    def calls(self, world: str, eps: list, per_episode: int) -> list:
+        """Pre-encoded calls, round-robin over the episodes so each gets ``per_episode``."""
+        make = coinpurse_call if world == "coinpurse" else noop_call
+        rng, out = self.rng, []
+        for _ in range(per_episode):
+            for eid, seed in eps:
+                facts = self.seed_facts(seed) if world == "coinpurse" else None
+                out.append(orjson.dumps(make(rng, eid, facts)))
+        return out
+
+    async def batch_generation(self, world: str, signals: bool = False) -> list:
+        """Raw ``/batch`` requests of ``--batch-size`` calls over a new generation."""
+        a = self.args
+        eps = await self.episodes_for(world, a.episodes, signals)
+        frags = self.calls(world, eps, a.steps_per_episode)
+        b = a.batch_size
+        return [
+            C.post(f"{API}/batch", b'{"calls":[' + b",".join(frags[i:i + b]) + b"]}")
+            for i in range(0, len(frags) - b + 1, b)
+        ]
+
+    async def step_generation(self, world: str, per_episode: int) -> list:
+        """Raw single-step requests over a new generation."""
+        eps = await self.episodes_for(world, self.args.episodes)
+        out = []
+        for frag in self.calls(world, eps, per_episode):
+            call = orjson.loads(frag)
+            body = orjson.dumps({"tool": call["tool"], "arguments": call["arguments"]})
+            out.append(C.post(f"{API}/episodes/{call['episode_id']}/step", body))
+        return out
+
+
+# -- driving the server ------------------------------------------------------------
+
+
+class Meter:
+    """Wall time, client CPU and server CPU over the timed segments only."""
+
+    def __init__(self, pid: int):
+        self.pid, self.wall, self.client, self.server, self.busy = pid, 0.0, 0.0, 0.0, 0.0
+
+    def start(self):
+        self._t, self._c = time.perf_counter(), time.process_time()
+        self._s, self._b = C.cpu_seconds(self.pid), C.machine_busy_seconds()
+
+    def stop(self):
+        self.wall += time.perf_counter() - self._t
+        self.client += time.process_time() - self._c
+        self.server += C.cpu_seconds(self.pid) - self._s
+        self.busy += C.machine_busy_seconds() - self._b
+
+    def others(self) -> float:
+        """CPUs' worth of work by other processes of the machine meanwhile (noise)."""
+        return max(0.0, self.busy - self.server - self.client) / self.wall if self.wall else 0.0
+
+    def note(self) -> str:
+        if not self.wall:
+            return ""
+        return (f"server CPU {self.server / self.wall:.0%}, client CPU {self.client / self.wall:.0%}, "
+                f"other processes {self.others():.2f} CPU")
+
+
+async def drive(conns: list, next_generation, meter: Meter, *, seconds=None, limit=None, keep_every=0):
+    """Send pre-encoded requests over ``conns`` (each keeps one in flight) until
+    ``seconds`` of timed work or ``limit`` requests; answers ``(done, latencies, kept)``."""
+    done, lat, kept = 0, [], []
+    while True:
+        requests = await next_generation()  # the clock is stopped while a generation is made
+        if limit is not None:
+            requests = requests[: limit - done]
+        it = iter(requests)
+        meter.start()
+        deadline = time.perf_counter() + (seconds - meter.wall) if seconds is not None else math.inf
+
+        async def worker(conn):
+            nonlocal done
+            perf = time.perf_counter
+            for raw in it:
+                t = perf()
+                if t > deadline:
+                    break
+                status, body = await conn.request(raw)
+                lat.append(perf() - t)
+                if status != 200:
+                    raise RuntimeError(f"HTTP {status}: {body[:300]!r}")
+                done += 1
+                if keep_every and done % keep_every == 0:
+                    kept.append(body)
+
+        await asyncio.gather(*(worker(c) for c in conns))
+        meter.stop()
+        if seconds is not None and meter.wall >= seconds:
+            break
+        if limit is not None and done >= limit:
+            break
+        if not requests:
+            raise RuntimeError("a generation made no requests: raise --episodes or --steps-per-episode")
+    return done, lat, kept
+
+
+def tally(kept: list) -> dict:
+    """Outcomes in the decoded sample of ``/batch`` answers."""
+    ok, refused, slot = Counter(), Counter(), Counter()
+    for body in kept:
+        for r in orjson.loads(body)["results"]:
+            if "step" not in r:
+                slot[r["error"]["code"]] += 1
+            elif r["ok"]:
+                ok[r["tool"]] += 1
+            else:
+                refused[(r["tool"], r["error"]["code"])] += 1
+    return {"ok": ok, "refused": refused, "slot": slot}
+
+
+def percentile(values: list, q: float) -> float | None:
+    if not values:
+        return None
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+async def probe_signals(w: Workload) -> str | None:
+    """None when signals work; else why (b) is n/a."""
+    tasks = await w.world_tasks("coinpurse")
+    items = [{"environment": "coinpurse", "task_id": tasks[0], "seed": w.seeds[0], "signals": flag}
+             for flag in (False, True)]
+    res = (await w.conn.json(C.post(f"{API}/batch/episodes", orjson.dumps({"episodes": items}))))["results"]
+    if "episode_id" not in res[1]:
+        return f"refused ({res[1]['error']['code']})"
+    calls = [{"episode_id": r["episode_id"], "tool": "get_balance", "arguments": {}} for r in res]
+    plain, signalled = (await w.conn.json(C.post(f"{API}/batch", orjson.dumps({"calls": calls}))))["results"]
+    if set(signalled) == set(plain):
+        return "ignored (step answers carry nothing more)"
+    return None
+
+
+async def run(args, progress) -> dict:
+    rng = random.Random(args.rng_seed)
+    rows, extra = [], {}
+    with C.server(args.core) as (host, port, pid):
+        progress("server up")
+        setup = await C.Conn.open(host, port)
+        w = Workload(setup, args, rng)
+        conns = [await C.Conn.open(host, port) for _ in range(args.inflight)]
+
+        # Warm the seed cache and the code paths, untimed.
+        for s in w.seeds:
+            w.seed_facts(s)
+        await w.episodes_for("coinpurse", min(args.episodes, len(w.seeds) * 2))
+        progress("warm-up")
+
+        # Batch create on cached seeds: groups of --group-size on one (task, seed).
+        tasks = await w.world_tasks("coinpurse")
+        groups = [(tasks[i % len(tasks)], w.seeds[i % len(w.seeds)]) for i in range(args.groups)]
+        await w.create([{"environment": "coinpurse", "task_id": t, "seed": s} for t, s in groups])  # warm setups
+        item_bytes = [orjson.dumps({"environment": "coinpurse", "task_id": t, "seed": s}) for t, s in groups]
+        body = b'{"episodes":[' + b",".join(b for b in item_bytes for _ in range(args.group_size)) + b"]}"
+        create_req = C.post(f"{API}/batch/episodes", body)
+        per_request = args.groups * args.group_size
+        meter_create = Meter(pid)
+        created, create_lat, create_kept = await drive(
+            [setup], _fixed(create_req, args.create_requests), meter_create, limit=args.create_requests, keep_every=1
+        )
+        first = orjson.loads(create_kept[0])["results"]
+        bad = [r for r in first if "episode_id" not in r]
+        if bad:
+            raise RuntimeError(f"batch create failed items: {bad[:3]}")
+        digests = {r["seed_digest"] for r in first[: args.group_size]}
+        create_rate = created * per_request / meter_create.wall
+        progress("batch create")
+
+        # (a) coinpurse /batch
+        before_a = len(w.episodes["coinpurse"])
+        meter_a = Meter(pid)
+        n_a, lat_a, kept_a = await drive(conns, lambda: w.batch_generation("coinpurse"), meter_a,
+                                         seconds=args.seconds, keep_every=10)
+        steps_a = n_a * args.batch_size / meter_a.wall
+        t_a = tally(kept_a)
+        a_episodes = w.episodes["coinpurse"][before_a:]
+        progress("(a) coinpurse /batch")
+
+        # (b) the same with signals on
+        why_not = await probe_signals(w)
+        steps_b, note_b = None, why_not or ""
+        if why_not is None:
+            meter_b = Meter(pid)
+            n_b, _, _ = await drive(conns, lambda: w.batch_generation("coinpurse", signals=True), meter_b,
+                                    seconds=args.seconds)
+            steps_b = n_b * args.batch_size / meter_b.wall
+            note_b = meter_b.note()
+        progress("(b) signals")
+
+        # (d) the floor: as many calls through dummy's noop
+        meter_d = Meter(pid)
+        n_d, _, kept_d = await drive(conns, lambda: w.batch_generation("dummy"), meter_d, limit=n_a, keep_every=10)
+        steps_d = n_d * args.batch_size / meter_d.wall
+        t_d = tally(kept_d)
+        progress("(d) noop floor")
+
+        # (c) single /step over --connections connections
+        step_conns = [await C.Conn.open(host, port) for _ in range(args.connections)]
+        per_episode_c = max(1, min(args.steps_per_episode, 20))
+        meter_c = Meter(pid)
+        n_c, lat_c, _ = await drive(step_conns, lambda: w.step_generation("coinpurse", per_episode_c), meter_c,
+                                    seconds=args.seconds)
+        steps_c = n_c / meter_c.wall
+        client_us = meter_c.client / max(1, n_c) * 1e6
+        for c in step_conns:
+            c.close()
+        progress("(c) single /step")
+
+        # Batch submit of the episodes (a) stepped.
+        todo = a_episodes[: args.submit_max]
+        submit_reqs = [
+            C.post(f"{API}/batch/submit", orjson.dumps({"episodes": [{"episode_id": e} for e in todo[i:i + 1024]]}))
+            for i in range(0, len(todo), 1024)
+        ]
+        meter_s = Meter(pid)
+        n_s, _, kept_s = await drive([setup], _fixed_list(submit_reqs), meter_s, limit=len(submit_reqs), keep_every=1)
+        scored = [r for body in kept_s for r in orjson.loads(body)["results"] if "pass" in r]
+        submitted = len(scored)
+        mean_steps = sum(r["steps"] for r in scored) / max(1, submitted)
+        submit_rate = submitted / meter_s.wall if meter_s.wall else None
+        health = await setup.json(C.get("/healthz"))
+        server_rss = C.rss_bytes(pid)
+        progress("batch submit")
+        for c in conns:
+            c.close()
+        setup.close()
+
+    writes_ok = sum(n for tool, n in t_a["ok"].items() if tool in WRITES)
+    writes_refused = sum(n for (tool, _code), n in t_a["refused"].items() if tool in WRITES)
+    codes = Counter()
+    for (_tool, code), n in t_a["refused"].items():
+        codes[code] += n
+    sampled = sum(t_a["ok"].values()) + sum(t_a["refused"].values())
+    slot_errors = sum(t_a["slot"].values()) + sum(t_d["slot"].values())
+    if slot_errors:
+        raise RuntimeError(f"slot errors in the sample: {t_a['slot'] + t_d['slot']}")
+    by_tool = Counter(t_a["ok"])
+    for (tool, _code), n in t_a["refused"].items():
+        by_tool[tool] += n
+    share = {tool: n / sampled for tool, n in by_tool.items()}
+    mix = ", ".join(f"{t} {share.get(t, 0):.0%}" for t in ("get_balance", "list_requests", *WRITES))
+    refused_share = writes_refused / max(1, writes_ok + writes_refused)
+    top_codes = ", ".join(f"{c} {n}" for c, n in codes.most_common(4))
+
+    p50, p99 = percentile(lat_a, 0.50), percentile(lat_a, 0.99)
+    ratio = lambda x, y: (x / y) if (x is not None and y) else None  # noqa: E731
+    r_ad, r_ac, r_ba = ratio(steps_a, steps_d), ratio(steps_a, steps_c), ratio(steps_b, steps_a)
+    ge = lambda v, t: None if v is None else v >= t  # noqa: E731
+    rows += [
+        C.row("(a) coinpurse /batch", steps_a, "steps/s", ">= 200,000", ge(steps_a, 200_000),
+              f"{n_a * args.batch_size:,} calls in {meter_a.wall:.1f} s; {args.inflight} batches in flight; "
+              f"{meter_a.note()}"),
+        C.row("(b) (a) with signals", steps_b, "steps/s", "", None, note_b),
+        C.row("(c) single /step", steps_c, "steps/s", "", None,
+              f"{args.connections} connections; {meter_c.note()}; client {client_us:.0f} µs CPU per request"),
+        C.row("(d) dummy noop /batch (floor)", steps_d, "steps/s", "", None,
+              f"{n_d * args.batch_size:,} calls; {meter_d.note()}"),
+        C.row("(a)/(d)", r_ad, "", ">= 0.2", ge(r_ad, 0.2)),
+        C.row("(a)/(c)", r_ac, "", ">= 20", ge(r_ac, 20)),
+        C.row("(b)/(a)", r_ba, "", ">= 0.5", ge(r_ba, 0.5), "" if r_ba is not None else note_b),
+        C.row("batch create, cached seeds", create_rate, "episodes/s", ">= 20,000", ge(create_rate, 20_000),
+              f"{args.create_requests} requests of {args.groups} groups x {args.group_size}; "
+              f"{percentile(create_lat, 0.5) * 1e3:.0f} ms per request; group shares one seed_digest: "
+              f"{len(digests) == 1}"),
+        C.row("/batch latency p50", p50 * 1e3 if p50 is not None else None, "ms", "", None,
+              f"{args.batch_size} calls, during (a), {len(lat_a)} batches"),
+        C.row("/batch latency p99", p99 * 1e3 if p99 is not None else None, "ms", "<= 50",
+              None if p99 is None else p99 * 1e3 <= 50),
+        C.row("batch submit", submit_rate, "episodes/s", "", None,
+              f"{submitted:,} episodes of (a), {mean_steps:.0f} steps each on average, 1,024 per request"),
+    ]
+    extra["workload"] = {
+        "mix_sampled": mix,
+        "writes_refused": f"{refused_share:.0%} of writes refused ({top_codes})",
+        "server_rss_mib": round(server_rss / 2**20),
+        "live_episodes_at_end": health["episodes"],
+        "core": args.core,
+    }
+    return extra | {"rows": rows}
+
+
+def _fixed(raw: bytes, n: int):
+    async def gen():
+        return [raw] * n
+
+    return gen
+
+
+def _fixed_list(requests: list):
+    async def gen():
+        return requests
+
+    return gen
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--core", choices=["cython", "pure"], default="cython", help="the server's state core")
+    p.add_argument("--seconds", type=float, default=8.0, help="timed seconds for each of (a), (b) and (c)")
+    p.add_argument("--episodes", type=int, default=2000, help="live episodes per generation (>= 1,000 for (a))")
+    p.add_argument("--seeds", type=int, default=500, help="distinct seeds the episodes spread over")
+    p.add_argument("--batch-size", type=int, default=1000, help="calls per /batch")
+    p.add_argument("--steps-per-episode", type=int, default=180,
+                   help="calls per episode in a generation (the server allows 200)")
+    p.add_argument("--inflight", type=int, default=2, help="/batch requests in flight (connections) in (a), (b), (d)")
+    p.add_argument("--connections", type=int, default=32, help="concurrent connections in (c)")
+    p.add_argument("--groups", type=int, default=16, help="(task, seed) groups per batch-create request")
+    p.add_argument("--group-size", type=int, default=64, help="episodes per group (a GRPO group)")
+    p.add_argument("--create-requests", type=int, default=10, help="timed batch-create requests")
+    p.add_argument("--submit-max", type=int, default=4096, help="episodes of (a) submitted through batch submit")
+    p.add_argument("--rng-seed", type=int, default=0, help="seed of the workload's random choices")
+    C.common_args(p)
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    if args.groups * args.group_size > 4096:
+        raise SystemExit("--groups x --group-size must be at most 4,096 (the server's items per request)")
+    C.use_uvloop()
+    progress = C.Progress(args.progress, total=7)
+    out = asyncio.run(run(args, progress))
+    params = {k: v for k, v in vars(args).items() if k not in ("json", "progress")}
+    rep = C.report("bench_batch", params, out.pop("rows"), **out)
+    C.emit(rep, args.json)
+    if not args.json:
+        for k, v in rep["workload"].items():
+            print(f"  {k}: {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,506 @@
+"""The HTTP clients: every route of the API, sync and async.
+
+``SandworldClient`` and ``AsyncSandworldClient`` hold the server URLs, one
+pooled ``httpx`` client and the retry policy. Envs made from one client share
+its connections (see ``transport`` for the defaults and why).
+
+Each route is written once, as a generator that yields the requests it needs
+(``Call``, or a list of them to send concurrently) and returns the result;
+the sync client runs it with blocking sends, the async one with awaited ones.
+So the two clients cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+
+import httpx
+
+from . import errors
+from .records import Evaluation, Observation, Record, StepResult
+from .transport import (
+    DEFAULT_TIMEOUT, AsyncTransport, Call, Retry, Servers, SyncTransport, base_headers, make_limits, new_key,
+    resolve_urls,
+)
+
+BATCH_CALLS = 10_000  # calls per /batch request; bigger batches are split, in order
+BATCH_EPISODES = 1024  # episodes per /batch/episodes or /batch/submit request (servers take 4,096)
+_CREATE_FIELDS = ("task_id", "seed", "signals", "fault_profile", "user_simulator", "agent_name")
+
+
+def _root(url: str) -> str:
+    return url[: -len("/api/v1")] if url.endswith("/api/v1") else url
+
+
+def create_body(task_id=None, seed=None, signals=False, fault_profile=None, user_simulator=None,
+                agent_name=None, **fields) -> dict:
+    """A create-episode body with only the fields that were set, so a server
+    that refuses unknown fields never sees one it does not need."""
+    body = {}
+    for name, value in (("task_id", task_id), ("seed", seed), ("fault_profile", fault_profile),
+                        ("user_simulator", user_simulator), ("agent_name", agent_name)):
+        if value is not None:
+            body[name] = value
+    if signals:
+        body["signals"] = True
+    body.update({k: v for k, v in fields.items() if v is not None})
+    return body
+
+
+def _slot(slot, kind):
+    """One slot of a batched answer: the record, or the typed error in its place.
+
+    A /batch call that could not run stays data (a ``StepResult`` with ``ok:
+    false``), as the server answers it; a create or submit that failed becomes
+    its ``ApiError``.
+    """
+    if not isinstance(slot, dict):
+        return errors.ProtocolError(f"a batch slot is not an object: {str(slot)[:200]}")
+    if kind is not StepResult and slot.get("ok") is False and isinstance(slot.get("error"), dict):
+        err = errors.from_slot(slot["error"])
+        if slot.get("episode_id"):
+            err.details.setdefault("episode_id", slot["episode_id"])
+        return err
+    return kind(slot)
+
+
+def _results(answer, n: int) -> list:
+    body = answer.body if isinstance(answer.body, dict) else {}
+    results = body.get("results")
+    if not isinstance(results, list) or len(results) != n:
+        raise errors.ProtocolError(f"expected {n} results in order, got: {str(answer.body)[:200]}")
+    return results
+
+
+def _chunks(items: list, size: int) -> list:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+class _Routes:
+    """Every route as a generator of requests (see the module docstring)."""
+
+    def __init__(self, base_url=None, *, retry: Retry | None = None):
+        self.servers = Servers(resolve_urls(base_url))
+        self.retry = retry or Retry()
+        self._missing: set = set()  # (url, route) the server answered 404 for: older servers
+
+    @property
+    def urls(self) -> list:
+        return self.servers.urls
+
+    def _url(self, episode_id: str, url: str | None) -> str:
+        return url or self.servers.for_episode(episode_id)
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _health(self, url):
+        answer = yield Call("GET", _root(url or self.urls[0]), "/healthz")
+        return Record(answer.body)
+
+    def _environments(self, url):
+        answer = yield Call("GET", url or self.urls[0], "/environments")
+        return [Record(e) for e in answer.body["environments"]]
+
+    def _environment(self, name, url):
+        answer = yield Call("GET", url or self.urls[0], f"/environments/{name}")
+        return Record(answer.body)
+
+    def _episode(self, episode_id, url):
+        answer = yield Call("GET", self._url(episode_id, url), f"/episodes/{episode_id}")
+        return Record(answer.body)
+
+    def _state(self, episode_id, collections, url):
+        params = None
+        if collections:
+            params = {"collections": collections if isinstance(collections, str) else ",".join(collections)}
+        answer = yield Call("GET", self._url(episode_id, url), f"/episodes/{episode_id}/state", params=params)
+        return Record(answer.body)
+
+    # -- the lifecycle -----------------------------------------------------------------
+
+    def _create(self, environment, body, url, key):
+        url = url or self.servers.pick()
+        answer = yield Call("POST", url, f"/environments/{environment}/episodes", body=body,
+                            idempotency_key=key or new_key(), expect=(200, 201))
+        obs = Observation(answer.body)
+        self.servers.learn(obs.get("episode_id"), url)
+        return url, obs
+
+    def _step(self, episode_id, tool, arguments, url):
+        answer = yield Call("POST", self._url(episode_id, url), f"/episodes/{episode_id}/step",
+                            body={"tool": tool, "arguments": {} if arguments is None else arguments})
+        return StepResult(answer.body)
+
+    def _submit(self, episode_id, output, url, key):
+        url = self._url(episode_id, url)
+        body = {"output": output} if output is not None else {}
+        try:
+            answer = yield Call("POST", url, f"/episodes/{episode_id}/submit", body=body,
+                                idempotency_key=key or new_key())
+        except errors.EpisodeClosed as closed:
+            # An earlier try of this very submit went through but its answer was
+            # lost (a server without idempotency keys cannot replay it): read the
+            # evaluation back. A first-try 409 is the caller's double submit.
+            if closed.attempts <= 1:
+                raise
+            answer = yield Call("GET", url, f"/episodes/{episode_id}")
+            if not answer.body.get("evaluation"):
+                raise closed
+            return Evaluation(answer.body["evaluation"])
+        return Evaluation(answer.body)
+
+    def _fork(self, episode_id, n, url, key):
+        url = self._url(episode_id, url)
+        answer = yield Call("POST", url, f"/episodes/{episode_id}/fork", body={"n": n},
+                            idempotency_key=key or new_key(), expect=(200, 201))
+        body = answer.body
+        items = body.get("episodes", body.get("results")) if isinstance(body, dict) else body
+        if not isinstance(items, list) or len(items) != n:
+            raise errors.ProtocolError(f"fork of {n} answered: {str(body)[:200]}")
+        children = [Observation(item) for item in items]
+        for child in children:
+            self.servers.learn(child.get("episode_id"), url)
+        return url, children
+
+    # -- batches -----------------------------------------------------------------------
+
+    def _batch(self, calls: list, max_calls: int = BATCH_CALLS):
+        """``calls``: ``(url, episode_id, tool, arguments)``. One /batch per server
+        (split past ``max_calls``), the servers concurrently, results in call order."""
+        by_url: dict = {}
+        for i, (url, eid, tool, arguments) in enumerate(calls):
+            url = self._url(eid, url)
+            by_url.setdefault(url, []).append(
+                (i, {"episode_id": eid, "tool": tool, "arguments": {} if arguments is None else arguments}))
+        plans = {url: _chunks(items, max_calls) for url, items in by_url.items()}
+        out: list = [None] * len(calls)
+        for r in range(max((len(p) for p in plans.values()), default=0)):
+            # Chunks of one server go one after the other, so calls to an
+            # episode keep their order; different servers run at once.
+            round_ = [(url, p[r]) for url, p in plans.items() if r < len(p)]
+            answers = yield [Call("POST", url, "/batch", body={"calls": [c for _, c in chunk]})
+                             for url, chunk in round_]
+            for (url, chunk), answer in zip(round_, answers):
+                if isinstance(answer, BaseException):
+                    raise answer
+                for (i, _), slot in zip(chunk, _results(answer, len(chunk))):
+                    out[i] = _slot(slot, StepResult)
+        return out
+
+    def _create_many(self, specs: list):
+        """``specs``: dicts with ``environment`` and the create fields. Returns
+        ``[(url, Observation | ApiError)]`` in order: one /batch/episodes per
+        server, or one create per episode on a server without that route."""
+        out: list = [None] * len(specs)
+        by_url: dict = {}
+        for i, spec in enumerate(specs):
+            spec = dict(spec)
+            url = spec.pop("url", None) or self.servers.pick()
+            env = spec.pop("environment", None)
+            if not env:
+                raise errors.SandworldError(f"episode spec {i} names no environment")
+            by_url.setdefault(url, []).append((i, env, create_body(**spec)))
+        batched = {u: _chunks(items, BATCH_EPISODES) for u, items in by_url.items()
+                   if (u, "batch/episodes") not in self._missing}
+        singles = [(u, item) for u, items in by_url.items() if (u, "batch/episodes") in self._missing
+                   for item in items]
+        for r in range(max((len(p) for p in batched.values()), default=0)):
+            round_ = [(u, p[r]) for u, p in batched.items() if r < len(p)]
+            answers = yield [
+                Call("POST", u, "/batch/episodes", idempotency_key=new_key(),
+                     body={"episodes": [{"environment": env, **body} for _, env, body in chunk]})
+                for u, chunk in round_
+            ]
+            for (u, chunk), answer in zip(round_, answers):
+                if isinstance(answer, errors.NotFound):
+                    self._missing.add((u, "batch/episodes"))
+                    singles += [(u, item) for item in chunk]
+                    continue
+                if isinstance(answer, BaseException):
+                    raise answer
+                for (i, _, _), slot in zip(chunk, _results(answer, len(chunk))):
+                    got = _slot(slot, Observation)
+                    if isinstance(got, Observation):
+                        self.servers.learn(got.get("episode_id"), u)
+                    out[i] = (u, got)
+        if singles:
+            answers = yield [Call("POST", u, f"/environments/{env}/episodes", body=body,
+                                  idempotency_key=new_key(), expect=(200, 201)) for u, (_, env, body) in singles]
+            for (u, (i, _, _)), answer in zip(singles, answers):
+                if isinstance(answer, errors.ApiError):
+                    out[i] = (u, answer)
+                elif isinstance(answer, BaseException):
+                    raise answer
+                else:
+                    obs = Observation(answer.body)
+                    self.servers.learn(obs.get("episode_id"), u)
+                    out[i] = (u, obs)
+        return out
+
+    def _submit_many(self, items: list):
+        """``items``: ``(url, episode_id, output)``. Returns ``Evaluation | ApiError``
+        per item, in order."""
+        out: list = [None] * len(items)
+        by_url: dict = {}
+        for i, (url, eid, output) in enumerate(items):
+            url = self._url(eid, url)
+            body = {"episode_id": eid}
+            if output is not None:
+                body["output"] = output
+            by_url.setdefault(url, []).append((i, body))
+        batched = {u: _chunks(v, BATCH_EPISODES) for u, v in by_url.items() if (u, "batch/submit") not in self._missing}
+        singles = [(u, item) for u, v in by_url.items() if (u, "batch/submit") in self._missing for item in v]
+        for r in range(max((len(p) for p in batched.values()), default=0)):
+            round_ = [(u, p[r]) for u, p in batched.items() if r < len(p)]
+            answers = yield [Call("POST", u, "/batch/submit", idempotency_key=new_key(),
+                                  body={"episodes": [b for _, b in chunk]}) for u, chunk in round_]
+            for (u, chunk), answer in zip(round_, answers):
+                if isinstance(answer, errors.NotFound):
+                    self._missing.add((u, "batch/submit"))
+                    singles += [(u, item) for item in chunk]
+                    continue
+                if isinstance(answer, BaseException):
+                    raise answer
+                for (i, _), slot in zip(chunk, _results(answer, len(chunk))):
+                    out[i] = _slot(slot, Evaluation)
+        if singles:
+            answers = yield [Call("POST", u, f"/episodes/{b['episode_id']}/submit", idempotency_key=new_key(),
+                                  body={k: v for k, v in b.items() if k == "output"}) for u, (_, b) in singles]
+            for (_, (i, _)), answer in zip(singles, answers):
+                if isinstance(answer, errors.ApiError):
+                    out[i] = answer
+                elif isinstance(answer, BaseException):
+                    raise answer
+                else:
+                    out[i] = Evaluation(answer.body)
+        return out
+
+
+def _as_calls(calls: Iterable) -> list:
+    """Accept ``{"episode_id", "tool", "arguments"}`` dicts or ``(episode_id, tool, arguments)`` tuples."""
+    out = []
+    for c in calls:
+        if isinstance(c, dict):
+            out.append((c.get("url"), c["episode_id"], c["tool"], c.get("arguments")))
+        else:
+            eid, tool, *rest = c
+            out.append((None, eid, tool, rest[0] if rest else None))
+    return out
+
+
+def _finish(specs_out: list, return_exceptions: bool) -> list:
+    if not return_exceptions:
+        for i, item in enumerate(specs_out):
+            err = item[1] if isinstance(item, tuple) else item
+            if isinstance(err, errors.SandworldError):
+                err.index = i
+                raise err
+    return specs_out
+
+
+class SandworldClient(_Routes):
+    """A blocking client for one or many Sandworld servers.
+
+    ``base_url`` is a URL, a comma-separated list or a list of URLs (default:
+    ``$SANDWORLD_API_URL``, else ``http://127.0.0.1:8787/api/v1``). It is safe
+    to share between threads. Close it, or use it as a context manager.
+    """
+
+    def __init__(self, base_url=None, *, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+                 max_connections: int | None = None, retry: Retry | None = None, api_key: str | None = None,
+                 headers: dict | None = None, http: httpx.Client | None = None):
+        super().__init__(base_url, retry=retry)
+        self._owns_http = http is None
+        self.http = http or httpx.Client(timeout=timeout, limits=make_limits(len(self.urls), max_connections),
+                                         headers=base_headers(api_key, headers))
+        self.transport = SyncTransport(self.http, self.retry)
+
+    def _run(self, gen):
+        try:
+            request = next(gen)
+            while True:
+                if isinstance(request, list):
+                    results = []
+                    for call in request:
+                        try:
+                            results.append(self.transport.send(call))
+                        except errors.SandworldError as e:
+                            results.append(e)
+                    request = gen.send(results)
+                    continue
+                try:
+                    answer = self.transport.send(request)
+                except errors.SandworldError as e:
+                    request = gen.throw(e)
+                else:
+                    request = gen.send(answer)
+        except StopIteration as stop:
+            return stop.value
+
+    def health(self, url: str | None = None) -> Record:
+        """``GET /healthz`` of a server: ``{ok, version, core, episodes}``."""
+        return self._run(self._health(url))
+
+    def environments(self, url: str | None = None) -> list:
+        return self._run(self._environments(url))
+
+    def environment(self, name: str, url: str | None = None) -> Record:
+        return self._run(self._environment(name, url))
+
+    def create_episode(self, environment: str, *, url: str | None = None, idempotency_key: str | None = None,
+                       **fields) -> Observation:
+        """Start an episode (fields as ``SandworldEnv.reset``). On a list of
+        servers, new episodes go to each in turn."""
+        return self._run(self._create(environment, create_body(**fields), url, idempotency_key))[1]
+
+    def step(self, episode_id: str, tool: str, arguments: dict | None = None, *, url: str | None = None) -> StepResult:
+        return self._run(self._step(episode_id, tool, arguments, url))
+
+    def submit(self, episode_id: str, output: str | None = None, *, url: str | None = None,
+               idempotency_key: str | None = None) -> Evaluation:
+        return self._run(self._submit(episode_id, output, url, idempotency_key))
+
+    def fork(self, episode_id: str, n: int, *, url: str | None = None, idempotency_key: str | None = None) -> list:
+        return self._run(self._fork(episode_id, n, url, idempotency_key))[1]
+
+    def state(self, episode_id: str, collections=None, *, url: str | None = None) -> Record:
+        return self._run(self._state(episode_id, collections, url))
+
+    def episode(self, episode_id: str, *, url: str | None = None) -> Record:
+        """``GET /episodes/{id}``: status, steps, digests, the trace and the evaluation."""
+        return self._run(self._episode(episode_id, url))
+
+    def batch(self, calls: Iterable, *, max_calls: int = BATCH_CALLS) -> list:
+        """Run many calls in one ``/batch`` per server; ``StepResult``s in call order.
+
+        A call that could not run (closed episode, step limit) is a result with
+        ``ok: false`` in its slot, as the server answers it.
+        """
+        return self._run(self._batch(_as_calls(calls), max_calls))
+
+    def create_episodes(self, specs: Iterable, *, return_exceptions: bool = False) -> list:
+        """Start many episodes (dicts with ``environment`` and the create fields),
+        through ``/batch/episodes`` where the server has it. With
+        ``return_exceptions`` a failed item holds its ``ApiError``; otherwise
+        the first one is raised (its ``index`` says which)."""
+        got = _finish(self._run(self._create_many(list(specs))), return_exceptions)
+        return [obs for _, obs in got]
+
+    def submit_episodes(self, items: Iterable, *, return_exceptions: bool = False) -> list:
+        """Submit many: ``episode_id`` strings, ``(episode_id, output)`` pairs or dicts."""
+        return _finish(self._run(self._submit_many(_submit_items(items))), return_exceptions)
+
+    def close(self) -> None:
+        if self._owns_http:
+            self.http.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class AsyncSandworldClient(_Routes):
+    """The asyncio twin of ``SandworldClient`` (same methods, awaited).
+
+    Share one between all the episodes of a process: its pool bounds the
+    connections (64 per server by default), and requests beyond that wait
+    their turn instead of failing.
+    """
+
+    def __init__(self, base_url=None, *, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+                 max_connections: int | None = None, retry: Retry | None = None, api_key: str | None = None,
+                 headers: dict | None = None, http: httpx.AsyncClient | None = None):
+        super().__init__(base_url, retry=retry)
+        self._owns_http = http is None
+        self.http = http or httpx.AsyncClient(timeout=timeout, limits=make_limits(len(self.urls), max_connections),
+                                              headers=base_headers(api_key, headers))
+        self.transport = AsyncTransport(self.http, self.retry)
+
+    async def _run(self, gen):
+        async def one(call):
+            try:
+                return await self.transport.send(call)
+            except errors.SandworldError as e:
+                return e
+
+        try:
+            request = next(gen)
+            while True:
+                if isinstance(request, list):
+                    request = gen.send(list(await asyncio.gather(*(one(c) for c in request))))
+                    continue
+                try:
+                    answer = await self.transport.send(request)
+                except errors.SandworldError as e:
+                    request = gen.throw(e)
+                else:
+                    request = gen.send(answer)
+        except StopIteration as stop:
+            return stop.value
+
+    async def health(self, url: str | None = None) -> Record:
+        return await self._run(self._health(url))
+
+    async def environments(self, url: str | None = None) -> list:
+        return await self._run(self._environments(url))
+
+    async def environment(self, name: str, url: str | None = None) -> Record:
+        return await self._run(self._environment(name, url))
+
+    async def create_episode(self, environment: str, *, url: str | None = None, idempotency_key: str | None = None,
+                             **fields) -> Observation:
+        return (await self._run(self._create(environment, create_body(**fields), url, idempotency_key)))[1]
+
+    async def step(self, episode_id: str, tool: str, arguments: dict | None = None, *,
+                   url: str | None = None) -> StepResult:
+        return await self._run(self._step(episode_id, tool, arguments, url))
+
+    async def submit(self, episode_id: str, output: str | None = None, *, url: str | None = None,
+                     idempotency_key: str | None = None) -> Evaluation:
+        return await self._run(self._submit(episode_id, output, url, idempotency_key))
+
+    async def fork(self, episode_id: str, n: int, *, url: str | None = None,
+                   idempotency_key: str | None = None) -> list:
+        return (await self._run(self._fork(episode_id, n, url, idempotency_key)))[1]
+
+    async def state(self, episode_id: str, collections=None, *, url: str | None = None) -> Record:
+        return await self._run(self._state(episode_id, collections, url))
+
+    async def episode(self, episode_id: str, *, url: str | None = None) -> Record:
+        return await self._run(self._episode(episode_id, url))
+
+    async def batch(self, calls: Iterable, *, max_calls: int = BATCH_CALLS) -> list:
+        return await self._run(self._batch(_as_calls(calls), max_calls))
+
+    async def create_episodes(self, specs: Iterable, *, return_exceptions: bool = False) -> list:
+        got = _finish(await self._run(self._create_many(list(specs))), return_exceptions)
+        return [obs for _, obs in got]
+
+    async def submit_episodes(self, items: Iterable, *, return_exceptions: bool = False) -> list:
+        return _finish(await self._run(self._submit_many(_submit_items(items))), return_exceptions)
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self.http.aclose()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.aclose()
+
+
+def _submit_items(items: Iterable) -> list:
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append((None, item, None))
+        elif isinstance(item, dict):
+            out.append((item.get("url"), item["episode_id"], item.get("output")))
+        else:
+            eid, *rest = item
+            out.append((None, eid, rest[0] if rest else None))
+    return out

@@ -1,0 +1,168 @@
+"""``sandworld report``: a run as a markdown page and a PNG chart.
+
+The page gives the score with its denominator, a table per task, a table of
+every check with the reasons it failed, the agent, the world's version and the
+server's; beside it, ``<run>-pass-rate.png`` charts the pass rate per task.
+Readable by a person and by an agent alike.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from .store import Store
+from .summary import summarize
+
+
+def _pct(value) -> str:
+    return "–" if value is None else f"{100 * value:.1f} %"
+
+
+def _num(value, spec=".2f") -> str:
+    return "–" if value is None else format(value, spec)
+
+
+def _cell(text) -> str:
+    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
+
+
+def write_report(store: Store, run_id: str, out_dir: Path | str | None = None) -> tuple:
+    """Write ``<run_id>.md`` and ``<run_id>-pass-rate.png``; return both paths."""
+    run = store.run(run_id)
+    trials = store.trials(run_id)
+    k = run["trials"]
+    meta = run["meta"]
+    titles = meta.get("titles", {})
+    per_task, overall = summarize(trials, k, meta.get("tasks"))
+    out = Path(out_dir) if out_dir is not None else store.data_dir / "reports"
+    out.mkdir(parents=True, exist_ok=True)
+    md_path, png_path = out / f"{run_id}.md", out / f"{run_id}-pass-rate.png"
+    chart(per_task, png_path, f"{run['world']} {run['world_version']} · {run['agent']} · {run_id}")
+    md_path.write_text(render(run, trials, per_task, overall, titles, png_path.name), encoding="utf-8")
+    return md_path, png_path
+
+
+def render(run: dict, trials: list, per_task: list, overall, titles: dict, chart_name: str) -> str:
+    k = run["trials"]
+    meta = run["meta"]
+    scored = [t for t in trials if t["status"] == "scored" and not t["training"]]
+    masked = sum(1 for t in trials if t["status"] == "masked" and not t["training"])
+    training = sum(1 for t in trials if t["training"])
+    lines = [f"# Sandworld evaluation `{run['run_id']}`", ""]
+    lines += [
+        "| | |", "|---|---|",
+        f"| agent | `{_cell(run['agent'])}` (agent_name `{_cell(run['agent_name'])}`) |",
+        f"| world | {run['world']} {run['world_version']} |",
+        f"| server | sandworld {run['server_version']} ({run['server_core']} core) at {_cell(run['server_url'])} |",
+        f"| client | sandworld-python {run['client_version']} |",
+        f"| tasks × seeds × trials | {len(meta.get('tasks', []))} × {len(meta.get('seeds', []))} × {k} "
+        f"(seeds {', '.join(map(str, meta.get('seeds', [])))}) |",
+        f"| user simulator | {meta.get('user_sim') or 'server default'} |",
+        f"| started · finished | {run['created_at']} · {run['finished_at'] or '–'} ({run['status']}) |",
+        "",
+        "## Score",
+        "",
+    ]
+    checks_scored = sum(1 for t in scored for c in (t["evaluation"] or {}).get("checks", []) if c.get("scored", True))
+    checks_passed = sum(1 for t in scored for c in (t["evaluation"] or {}).get("checks", [])
+                        if c.get("scored", True) and c.get("pass") is True)
+    lines += [
+        f"**Pass rate {_pct(overall.pass_rate)}: {overall.passed} of {overall.trials} scored trials passed.** "
+        f"Mean score {_num(overall.mean_score)} over the same {overall.trials} trials; pass^{k} "
+        f"{_num(overall.pass_hat_k)}; {checks_passed} of {checks_scored} scored checks passed.",
+        "",
+        f"The denominator is every scored trial: {len(trials)} trials ran, {masked} were masked (the server or the "
+        f"verifier failed, not the agent) and {training} were training episodes (signals or a fault profile); "
+        "both are left out.",
+        "",
+        f"![Pass rate per task]({chart_name})",
+        "",
+        "## Per task",
+        "",
+        f"| task | title | trials | pass rate | mean score | pass^{k} | mean steps | tool errors |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in [*per_task, overall]:
+        name = "**all**" if s is overall else f"`{s.task_id}`"
+        lines.append(
+            f"| {name} | {_cell(titles.get(s.task_id, ''))} | {s.trials} | {_pct(s.pass_rate)} | {_num(s.mean_score)} "
+            f"| {_num(s.pass_hat_k)} | {_num(s.mean_steps, '.1f')} | {s.tool_errors} |"
+        )
+    lines += ["", "## Checks", "",
+              "Every check of every task: how often it passed in the scored trials, and why it failed. A check that "
+              "already held in the start state is not scored (it cannot tell a working agent from an idle one).", ""]
+    for tid in [s.task_id for s in per_task]:
+        rows = _check_rows([t for t in scored if t["task_id"] == tid])
+        if not rows:
+            continue
+        lines += [f"### `{tid}` {_cell(titles.get(tid, ''))}", "",
+                  "| check | label | weight | passed | reasons |", "|---|---|---:|---:|---|"]
+        for r in rows:
+            lines.append(f"| `{_cell(r['id'])}` | {_cell(r['label'])} | {_num(r['weight'], 'g')} | "
+                         f"{r['passed']} / {r['total']} | {_cell(r['reasons'])} |")
+        lines.append("")
+    lines += ["## Trials", "", "| task | seed | trial | episode | status | pass | score | steps | tool errors | note |",
+              "|---|---:|---:|---|---|---|---:|---:|---:|---|"]
+    for t in trials:
+        note = t.get("error") or t.get("failure_kind") or ("training" if t["training"] else "")
+        verdict = "–" if t["pass"] is None else ("pass" if t["pass"] else "fail")
+        lines.append(f"| `{t['task_id']}` | {t['seed']} | {t['trial']} | `{t['episode_id'] or '–'}` | {t['status']} | "
+                     f"{verdict} | {_num(t['score'])} | {t['steps'] if t['steps'] is not None else '–'} | "
+                     f"{t['tool_errors'] if t['tool_errors'] is not None else '–'} | {_cell(note)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _check_rows(trials: list) -> list:
+    """Per check id: label, weight, passes over scored trials, failure reasons by frequency."""
+    info: dict = {}
+    reasons: dict = defaultdict(Counter)
+    for t in trials:
+        for c in (t["evaluation"] or {}).get("checks", []):
+            row = info.setdefault(c["id"], {"id": c["id"], "label": c.get("label", ""), "weight": c.get("weight"),
+                                            "passed": 0, "total": 0, "unscored": 0})
+            if c.get("scored", True) is False:
+                row["unscored"] += 1
+                if c.get("detail"):
+                    reasons[c["id"]][f"not scored: {c['detail']}"] += 1
+                continue
+            row["total"] += 1
+            if c.get("pass") is True:
+                row["passed"] += 1
+            else:
+                reasons[c["id"]][c.get("detail") or "failed (no detail)"] += 1
+    out = []
+    for cid, row in info.items():
+        parts = [f"{text} (×{n})" if n > 1 else text for text, n in reasons[cid].most_common(5)]
+        extra = len(reasons[cid]) - 5
+        if extra > 0:
+            parts.append(f"… {extra} more")
+        row["reasons"] = "; ".join(parts) if parts else ("passed every time" if row["total"] else "")
+        out.append(row)
+    return out
+
+
+def chart(per_task: list, path: Path, title: str) -> Path:
+    """A horizontal bar chart of the pass rate per task, as a PNG."""
+    # The object API with the Agg canvas: no pyplot, no global state, no display.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    names = [s.task_id for s in per_task][::-1]
+    rates = [100 * (s.pass_rate or 0.0) for s in per_task][::-1]
+    fig = Figure(figsize=(7.5, 1.2 + 0.32 * max(1, len(names))), dpi=110)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    colours = ["#2e7d32" if r >= 99.95 else "#c62828" if r <= 0.05 else "#f9a825" for r in rates]
+    bars = ax.barh(names, rates, color=colours)
+    for bar, s, rate in zip(bars, per_task[::-1], rates):
+        label = f"{rate:.0f} % ({s.passed}/{s.trials})" if s.trials else "no scored trials"
+        ax.text(min(rate, 100) + 1.5, bar.get_y() + bar.get_height() / 2, label, va="center", fontsize=8)
+    ax.set_xlim(0, 125)
+    ax.set_xticks([0, 25, 50, 75, 100])
+    ax.set_xlabel("pass rate (%)")
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    return path

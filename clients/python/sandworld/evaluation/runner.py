@@ -1,0 +1,225 @@
+"""The benchmark runner behind ``sandworld eval``.
+
+For every (task, seed, trial) it starts an episode, lets the agent work,
+submits the agent's answer, reads the trace back and stores the lot in SQLite
+(``store.py``) the moment the trial ends. Trials run concurrently (``concurrency``
+at a time) over one pooled async client; a blocking agent runs in a worker
+thread of its own. With no server URL it starts a local server for the run.
+
+What is not the agent's fault does not count against it: a trial whose
+episode could not be started or scored (the server unreachable, the verifier
+failing: ``mask_sample``) is stored as ``masked`` and left out of the
+statistics. An agent that raises is recorded with its error and scored on
+what it did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from .. import errors
+from ..client import AsyncSandworldClient, SandworldClient
+from ..env import AsyncSandworldEnv, SandworldEnv
+from ..local import local_server
+from ..transport import __version__ as client_version
+from . import agents
+from .store import Store
+from .summary import summarize, table
+
+# Failures of the infrastructure, not of the agent: the trial is masked.
+_INFRA = (errors.TransportError, errors.ProtocolError, errors.RateLimited, errors.ServiceUnavailable,
+          errors.VerifierUnavailable, errors.UserSimulatorUnavailable, errors.InternalError)
+
+
+@dataclass
+class EvalConfig:
+    world: str = "coinpurse"
+    agent: str = "reference"
+    tasks: list | None = None  # task ids or fnmatch patterns; None: every task of the world
+    seeds: list = field(default_factory=lambda: [0, 1, 2, 3, 4])
+    trials: int = 1  # K trials per (task, seed)
+    concurrency: int = 8
+    user_sim: str | None = None
+    data_dir: str | Path = "sandworld-data"
+    urls: list | None = None  # None: start a local server for the run
+    agent_name: str | None = None
+
+
+@dataclass
+class EvalResult:
+    run_id: str
+    per_task: list
+    overall: object
+    db_path: Path
+
+
+def parse_seeds(spec: str) -> list:
+    """``"0-4"``, ``"0,3,7"`` or ``"0-2,10"`` -> the seeds, in order, without repeats."""
+    seeds: list = []
+    for part in str(spec).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, dash, hi = part.partition("-")
+        try:
+            values = range(int(lo), int(hi) + 1) if dash else [int(part)]
+        except ValueError:
+            raise ValueError(f"bad seeds {spec!r}: use 0-4, 0,3,7 or 0-2,10") from None
+        seeds += [v for v in values if v not in seeds]
+    if not seeds:
+        raise ValueError(f"no seeds in {spec!r}")
+    return seeds
+
+
+def pick_tasks(available: list, wanted: list | None) -> list:
+    """The world's tasks matching ``wanted`` (ids or patterns like ``cp-0*``), in the world's order."""
+    if not wanted:
+        return list(available)
+    out = []
+    for pattern in wanted:
+        hits = [t for t in available if fnmatch.fnmatchcase(t, pattern)]
+        if not hits:
+            raise ValueError(f"no task matches {pattern!r}; the tasks are {', '.join(available)}")
+        out += [t for t in hits if t not in out]
+    return [t for t in available if t in out]
+
+
+def run_eval(config: EvalConfig, *, console: Console | None = None, progress: bool = True) -> EvalResult:
+    """Run the benchmark and return its run id and statistics."""
+    console = console or Console(stderr=True)
+    if config.urls:
+        return asyncio.run(_run(config, list(config.urls), console, progress, local=False))
+    console.print("[dim]no --url: starting a local server for this run[/]")
+    with local_server() as url:
+        return asyncio.run(_run(config, [url], console, progress, local=True))
+
+
+async def _run(cfg: EvalConfig, urls: list, console: Console, show_progress: bool, local: bool) -> EvalResult:
+    agent = agents.load(cfg.agent)
+    is_async = agents.is_async(agent)
+    agent_name = cfg.agent_name or cfg.agent
+    concurrency = max(1, cfg.concurrency)
+    async with AsyncSandworldClient(urls, max_connections=max(8, concurrency)) as client:
+        health = await client.health()
+        world = await client.environment(cfg.world)
+        titles = {t["id"]: t.get("title", "") for t in world.get("tasks", [])}
+        task_ids = pick_tasks(list(titles), cfg.tasks)
+        jobs = [(t, s, k) for t in task_ids for s in cfg.seeds for k in range(cfg.trials)]
+        store = Store(cfg.data_dir)
+        run_id = store.create_run(
+            world=cfg.world, world_version=world.get("version"), agent=cfg.agent, agent_name=agent_name,
+            trials=cfg.trials, server_version=health.get("version"), server_core=health.get("core"),
+            server_url=("local: " if local else "") + ", ".join(urls), client_version=client_version,
+            meta={"tasks": task_ids, "seeds": cfg.seeds, "titles": {t: titles[t] for t in task_ids},
+                  "concurrency": concurrency, "user_sim": cfg.user_sim},
+        )
+        console.print(
+            f"[bold]{run_id}[/]: {cfg.world} {world.get('version')} on sandworld {health.get('version')} "
+            f"({health.get('core')}), agent [bold]{cfg.agent}[/], {len(task_ids)} tasks × {len(cfg.seeds)} seeds × "
+            f"{cfg.trials} trial{'s' if cfg.trials != 1 else ''} = {len(jobs)} episodes"
+        )
+        sync_client = None if is_async else SandworldClient(urls, max_connections=max(8, concurrency))
+        pool = None if is_async else ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sandworld-agent")
+        trial = _Trial(cfg, agent, is_async, agent_name, client, sync_client, pool)
+        gate = asyncio.Semaphore(concurrency)
+        bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TextColumn("[green]{task.fields[passed]} passed[/]"), TimeElapsedColumn(),
+                       console=console, disable=not show_progress)
+        progress_id = bar.add_task(f"{cfg.world} · {cfg.agent}", total=len(jobs), passed=0)
+        passed = 0
+
+        async def one(job):
+            nonlocal passed
+            async with gate:
+                row = await trial.run(*job)
+            store.add_trial(run_id, row)
+            passed += bool(row.get("pass")) and row["status"] == "scored" and not row.get("training")
+            bar.update(progress_id, advance=1, passed=passed)
+
+        status = "interrupted"
+        try:
+            with bar:
+                await asyncio.gather(*(one(j) for j in jobs))
+            status = "finished"
+        finally:
+            store.finish_run(run_id, status)
+            if sync_client is not None:
+                sync_client.close()
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        per_task, overall = summarize(store.trials(run_id), cfg.trials, task_ids)
+        console.print(table(per_task, overall, cfg.trials, title=f"{run_id} · {cfg.world} · {cfg.agent}",
+                            titles=titles), soft_wrap=False)
+        db_path = store.path
+        store.close()
+        return EvalResult(run_id, per_task, overall, db_path)
+
+
+class _Trial:
+    """One (task, seed, trial): start, let the agent work, submit, read the trace."""
+
+    def __init__(self, cfg, agent, is_async, agent_name, client, sync_client, pool):
+        self.cfg, self.agent, self.is_async, self.agent_name = cfg, agent, is_async, agent_name
+        self.client, self.sync_client, self.pool = client, sync_client, pool
+
+    async def run(self, task_id: str, seed: int, k: int) -> dict:
+        row = {"task_id": task_id, "seed": seed, "trial": k, "status": "masked"}
+        began = time.monotonic()
+        env = AsyncSandworldEnv(client=self.client, agent_name=self.agent_name)
+        try:
+            obs = await env.reset(self.cfg.world, task_id=task_id, seed=seed, user_simulator=self.cfg.user_sim)
+        except errors.SandworldError as e:
+            row["error"] = f"could not start the episode: {e}"
+            return row
+        row.update(episode_id=obs.get("episode_id"), instruction=obs.get("instruction"), training=obs.training)
+        evaluation, output = await self._agent(env, obs, row)
+        if evaluation is None and row["status"] != "masked":
+            try:
+                evaluation = await env.submit(output)
+            except errors.SandworldError as e:
+                row["status"], row["error"] = "masked", _join(row.get("error"), f"submit failed: {e}")
+        if evaluation is not None:
+            row["status"] = "masked" if evaluation.get("mask_sample") else "scored"
+            row.update(evaluation=dict(evaluation), output=output, **{
+                k: evaluation.get(k) for k in ("pass", "score", "steps", "write_steps", "tool_errors", "failure_kind")
+            })
+        try:
+            row["trace"] = (await env.episode()).get("trace")
+        except errors.SandworldError:
+            row["trace"] = None
+        row["duration_s"] = round(time.monotonic() - began, 3)
+        return row
+
+    async def _agent(self, env, obs, row: dict):
+        """Run the agent; ``(evaluation if it submitted itself, output)``."""
+        row["status"] = "scored"
+        try:
+            if self.is_async:
+                output = await self.agent(env, obs)
+                done = env.evaluation
+            else:
+                sync_env = SandworldEnv(client=self.sync_client, agent_name=self.agent_name)
+                sync_env._started(env.url, obs)
+                output = await asyncio.get_running_loop().run_in_executor(self.pool, self.agent, sync_env, obs)
+                done = sync_env.evaluation
+        except _INFRA as e:
+            row["status"], row["error"] = "masked", f"{type(e).__name__}: {e}"
+            return None, None
+        except Exception as e:  # the agent's own failure: scored on what it did
+            row["error"] = f"{type(e).__name__}: {e}"
+            return None, None
+        if output is not None and not isinstance(output, str):
+            output = str(output)
+        return done, output
+
+
+def _join(*parts) -> str:
+    return "; ".join(p for p in parts if p)

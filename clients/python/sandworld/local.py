@@ -1,0 +1,68 @@
+"""Start a Sandworld server of this installation in a child process.
+
+``sandworld eval`` uses it when no server URL is given, so one command runs a
+benchmark with nothing else running::
+
+    with local_server() as url:      # http://127.0.0.1:<free port>/api/v1
+        env = SandworldEnv(url)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import httpx
+
+from . import errors
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def local_server(*args: str, env: dict | None = None, timeout: float = 60.0):
+    """Run ``sandworld serve`` on a free port of 127.0.0.1 for the block; yield
+    its API base URL. Extra ``args`` go to ``serve``; ``env`` adds variables."""
+    port = free_port()
+    full_env = {**os.environ, **(env or {})}
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sw_runtime", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+        env=full_env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+    )
+    root = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                log.seek(0)
+                out = log.read().decode(errors="replace")
+                raise errors.SandworldError(f"the local server exited with {proc.returncode}:\n{out}",
+                                            code="server_failed")
+            try:
+                if httpx.get(f"{root}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise errors.SandworldError(f"the local server did not answer within {timeout:g} s",
+                                            code="server_failed")
+            time.sleep(0.05)
+        yield f"{root}/api/v1"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()

@@ -1,0 +1,90 @@
+"""Tool definitions in your model's format.
+
+The server serves tools in the Messages API shape ``{name, description,
+parameters}`` (``parameters`` is a JSON Schema object). These functions take
+that list, or an observation holding it under ``tools``, and return:
+
+- ``to_anthropic``: ``[{name, description, input_schema}]`` for ``messages.create(tools=…)``;
+- ``to_openai_chat``: ``[{"type": "function", "function": {name, description, parameters}}]``;
+- ``to_openai_responses``: ``[{"type": "function", name, description, parameters, strict}]`` (flat);
+- ``to_mcp``: the result of an MCP ``tools/list``: ``{"tools": [{name, description, inputSchema}]}``.
+
+And back: ``calls_from_anthropic`` and ``calls_from_openai`` read the model's
+tool calls as ``(call_id, tool, arguments)`` ready for ``env.step``.
+Schemas are deep-copied, so a caller may edit what it gets.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+
+def _tools(tools) -> list:
+    if isinstance(tools, dict) and "tools" in tools:
+        tools = tools["tools"]
+    out = []
+    for t in tools:
+        if not isinstance(t, dict) or "name" not in t:
+            raise ValueError(f"not a tool definition: {t!r}")
+        schema = copy.deepcopy(t.get("parameters") or {"type": "object", "properties": {}})
+        out.append((t["name"], t.get("description", ""), schema))
+    return out
+
+
+def to_anthropic(tools) -> list:
+    """Anthropic Messages API tools: ``{name, description, input_schema}``."""
+    return [{"name": n, "description": d, "input_schema": s} for n, d, s in _tools(tools)]
+
+
+def to_openai_chat(tools) -> list:
+    """OpenAI Chat Completions tools: ``{"type": "function", "function": {…}}``."""
+    return [{"type": "function", "function": {"name": n, "description": d, "parameters": s}}
+            for n, d, s in _tools(tools)]
+
+
+def to_openai_responses(tools, *, strict: bool = False) -> list:
+    """OpenAI Responses API tools: flat ``{"type": "function", name, description,
+    parameters, strict}``. ``strict`` stays off by default: strict mode requires
+    every property to be required, which optional arguments are not."""
+    return [{"type": "function", "name": n, "description": d, "parameters": s, "strict": strict}
+            for n, d, s in _tools(tools)]
+
+
+def to_mcp(tools) -> dict:
+    """The result of an MCP ``tools/list`` request: ``{"tools": [{name, description, inputSchema}]}``."""
+    return {"tools": [{"name": n, "description": d, "inputSchema": s} for n, d, s in _tools(tools)]}
+
+
+def calls_from_anthropic(content) -> list:
+    """``(id, name, input)`` of each ``tool_use`` block of a Messages API
+    response's ``content`` (SDK objects or plain dicts)."""
+    out = []
+    for block in content:
+        get = block.get if isinstance(block, dict) else lambda k, b=block: getattr(b, k, None)
+        if get("type") == "tool_use":
+            out.append((get("id"), get("name"), get("input") or {}))
+    return out
+
+
+def calls_from_openai(tool_calls) -> list:
+    """``(id, name, arguments)`` of OpenAI tool calls: chat ``message.tool_calls``
+    (``{id, function: {name, arguments}}``) or Responses ``function_call`` items
+    (``{call_id, name, arguments}``); ``arguments`` is parsed from its JSON text."""
+    out = []
+    for call in tool_calls or []:
+        c = call if isinstance(call, dict) else _as_dict(call)
+        fn = c.get("function") or c
+        raw = fn.get("arguments") or "{}"
+        try:
+            args = json.loads(raw) if isinstance(raw, str) else raw
+        except json.JSONDecodeError:
+            args = {"_unparsed": raw}  # the server answers invalid_arguments: the model sees its mistake
+        out.append((c.get("call_id") or c.get("id"), fn.get("name"), args))
+    return out
+
+
+def _as_dict(obj) -> dict:
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump()
+    return {k: getattr(obj, k) for k in ("id", "call_id", "name", "arguments", "function") if hasattr(obj, k)}

@@ -1,0 +1,314 @@
+"""HTTP under the clients: servers, timeouts, pool limits, retries.
+
+One ``httpx`` client (sync or async) per ``SandworldClient``, shared by every
+env made from it, so 10,000 concurrent episodes share one bounded pool of
+keep-alive connections instead of opening 10,000.
+
+The defaults, and why (docs/CLIENT.md repeats them):
+
+- **Connections**: 64 per server URL, all kept alive (``max_keepalive`` equals
+  ``max_connections``), so a busy pool never closes and reopens sockets. One
+  server process is one event loop: more connections than this add queueing on
+  its side, not throughput. Batch through ``/batch`` to go faster.
+- **Pool timeout**: none. With 10,000 episodes on 64 connections most requests
+  wait for a connection; waiting in that queue is not a failure. The read
+  timeout still catches a server that stops answering.
+- **Connect** 10 s, **read** 120 s (a 100,000-call ``/batch`` or a submit whose
+  rubric asks a judge model can take a while), **write** 60 s.
+- **Keep-alive expiry** 5 s: idle connections are dropped well before the
+  server's own 30 s keep-alive, so a request never races the server closing it.
+
+Retries (``Retry``): a connection that could not be made, a 429 (after its
+``retry-after``) and a 503 are retried with exponential backoff and full
+jitter: the server did not run those requests. Failures after the request may
+have reached the server (a read timeout, a dropped connection, a 502/504) are
+retried only for requests that are safe to replay: reads, and requests that
+carry an ``Idempotency-Key`` (create, fork, submit, batch create and submit).
+A step is never replayed blindly: it may already have moved money.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import httpx
+import orjson
+
+from . import errors
+
+DEFAULT_URL = "http://127.0.0.1:8787/api/v1"
+URL_ENV = "SANDWORLD_API_URL"
+KEY_ENV = "SANDWORLD_API_KEY"
+CONNECTIONS_PER_SERVER = 64
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=60.0, pool=None)
+
+try:
+    from importlib.metadata import version as _version
+
+    __version__ = _version("sandworld-runtime")
+except Exception:  # running from a source tree that was never installed
+    __version__ = "0.0.0"
+
+USER_AGENT = f"sandworld-python/{__version__}"
+
+
+@dataclass(frozen=True)
+class Retry:
+    """How requests are retried. ``attempts`` counts the first try."""
+
+    attempts: int = 8
+    backoff: float = 0.25  # the first wait's ceiling, seconds; doubles each retry
+    max_backoff: float = 8.0
+    max_retry_after: float = 60.0  # a longer retry-after is not waited for: the error is raised
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before try ``attempt + 1`` (``attempt`` counts from 1)."""
+        ceiling = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
+        if retry_after is not None:
+            # Honour the server, plus a little jitter so a crowd of clients
+            # told the same retry-after does not come back in one burst.
+            return retry_after + random.uniform(0, min(ceiling, 1.0))
+        return random.uniform(0, ceiling)
+
+
+NO_RETRY = Retry(attempts=1)
+
+
+def resolve_urls(base_url=None) -> list:
+    """The server URLs: the argument (a URL, a comma-separated list or a
+    list), else ``$SANDWORLD_API_URL`` (same forms), else the local default."""
+    if base_url is None:
+        base_url = os.environ.get(URL_ENV) or DEFAULT_URL
+    if isinstance(base_url, str):
+        base_url = base_url.split(",")
+    urls = [str(u).strip().rstrip("/") for u in base_url if str(u).strip()]
+    if not urls:
+        raise errors.SandworldError("no server URL: pass base_url or set SANDWORLD_API_URL")
+    for u in urls:
+        if not u.startswith(("http://", "https://")):
+            raise errors.SandworldError(f"server URL {u!r} must start with http:// or https://")
+    return urls
+
+
+_SHARD = re.compile(r"^ep_(\d{2})")
+
+
+class Servers:
+    """The server URLs of a client: new episodes are spread over them in turn,
+    and calls go to the server that holds the episode.
+
+    An env remembers its server's URL. Calls made with a bare episode id are
+    routed by the shard number in the id (``ep_03…`` was made by the server
+    started with ``--shard 3``), learned from the episodes this client created.
+    """
+
+    def __init__(self, urls: list):
+        self.urls = list(urls)
+        self._turn = 0
+        self._shards: dict = {}  # shard -> url, or None when two servers share a shard number
+
+    def pick(self) -> str:
+        url = self.urls[self._turn % len(self.urls)]
+        self._turn += 1
+        return url
+
+    def learn(self, episode_id: str, url: str) -> None:
+        m = _SHARD.match(episode_id or "")
+        if m:
+            shard = m.group(1)
+            known = self._shards.get(shard, url)
+            self._shards[shard] = url if known == url else None
+
+    def for_episode(self, episode_id: str) -> str:
+        if len(self.urls) == 1:
+            return self.urls[0]
+        m = _SHARD.match(episode_id or "")
+        url = self._shards.get(m.group(1)) if m else None
+        if url is None:
+            raise errors.SandworldError(
+                f"cannot tell which of {len(self.urls)} servers holds {episode_id}: call it through the env "
+                "that created it, or give each server its own --shard number",
+                code="unknown_server",
+            )
+        return url
+
+
+def new_key() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass
+class Call:
+    """One request to send: what the clients build, and what the transports run."""
+
+    method: str
+    url: str  # the server's API base URL
+    path: str  # under the API base, starting with /
+    body: object = None  # encoded as JSON when not None
+    params: dict | None = None
+    idempotency_key: str | None = None
+    replay_safe: bool = False  # may be resent after a failure that happened mid-request
+    expect: tuple = (200, 201)
+    headers: dict = field(default_factory=dict)
+
+    @property
+    def safe(self) -> bool:
+        return self.replay_safe or self.method == "GET" or self.idempotency_key is not None
+
+
+@dataclass
+class Answer:
+    status: int
+    body: object
+    headers: dict
+    attempts: int
+
+    @property
+    def replayed(self) -> bool:
+        """The server replayed a stored answer for this idempotency key."""
+        return self.headers.get("idempotent-replayed", "").lower() == "true"
+
+
+def make_limits(n_servers: int, max_connections: int | None) -> httpx.Limits:
+    total = max_connections or CONNECTIONS_PER_SERVER * max(1, n_servers)
+    return httpx.Limits(max_connections=total, max_keepalive_connections=total, keepalive_expiry=5.0)
+
+
+def base_headers(api_key: str | None, extra: dict | None) -> dict:
+    headers = {"user-agent": USER_AGENT, "accept": "application/json"}
+    key = api_key if api_key is not None else os.environ.get(KEY_ENV)
+    if key:
+        headers["authorization"] = f"Bearer {key}"
+    headers.update(extra or {})
+    return headers
+
+
+def _request_parts(call: Call) -> dict:
+    headers = dict(call.headers)
+    content = None
+    if call.body is not None:
+        content = orjson.dumps(call.body)
+        headers["content-type"] = "application/json"
+    if call.idempotency_key is not None:
+        headers["idempotency-key"] = call.idempotency_key
+    return {"method": call.method, "url": call.url + call.path, "params": call.params,
+            "content": content, "headers": headers}
+
+
+# Failures before the request left (nothing ran on the server) and after (maybe it did).
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+_RETRY_ALWAYS = (429, 503)
+_RETRY_IF_SAFE = (502, 504)
+
+
+def _decode(response: httpx.Response):
+    if not response.content:
+        return None
+    try:
+        return orjson.loads(response.content)
+    except orjson.JSONDecodeError:
+        raise errors.ProtocolError(
+            f"{response.request.method} {response.request.url} answered HTTP {response.status_code} that is not "
+            f"JSON: {response.text[:200]!r}"
+        ) from None
+
+
+class _Plan:
+    """The retry decision shared by the sync and async transports."""
+
+    def __init__(self, call: Call, retry: Retry):
+        self.call = call
+        self.retry = retry
+        self.attempt = 0
+
+    def on_response(self, response: httpx.Response):
+        """An ``Answer`` to return, or a delay in seconds before trying again."""
+        status = response.status_code
+        headers = {k.lower(): v for k, v in response.headers.items()}
+        if status in self.call.expect:
+            return Answer(status, _decode(response), headers, self.attempt)
+        try:
+            body = _decode(response)
+        except errors.ProtocolError:  # a proxy's HTML error page, say
+            body = response.text
+        err = errors.from_envelope(status, body, headers, self.attempt)
+        retryable = status in _RETRY_ALWAYS or (status in _RETRY_IF_SAFE and self.call.safe)
+        if retryable and self.attempt < self.retry.attempts:
+            retry_after = _retry_after(headers) if status in (429, 503) else None
+            if retry_after is None or retry_after <= self.retry.max_retry_after:
+                return self.retry.delay(self.attempt, retry_after)
+        raise err
+
+    def on_error(self, exc: httpx.HTTPError) -> float:
+        """A delay before trying again, or raise the transport error."""
+        sent = not isinstance(exc, _NOT_SENT)
+        target = f"{self.call.method} {self.call.url}{self.call.path}"
+        if (not sent or self.call.safe) and self.attempt < self.retry.attempts:
+            return self.retry.delay(self.attempt)
+        cls = errors.RequestTimeout if isinstance(exc, httpx.TimeoutException) else errors.TransportError
+        what = "timed out" if cls is errors.RequestTimeout else f"failed ({type(exc).__name__}: {exc})"
+        hint = "; it may or may not have been applied" if sent else ""
+        raise cls(f"{target} {what} after {self.attempt} attempt(s){hint}",
+                  maybe_applied=sent, attempts=self.attempt) from exc
+
+
+def _retry_after(headers: dict) -> float | None:
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        return None
+
+
+class SyncTransport:
+    def __init__(self, http: httpx.Client, retry: Retry):
+        self.http = http
+        self.retry = retry
+
+    def send(self, call: Call) -> Answer:
+        plan = _Plan(call, self.retry)
+        parts = _request_parts(call)
+        while True:
+            plan.attempt += 1
+            try:
+                response = self.http.request(**parts)
+            except httpx.HTTPError as exc:
+                if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+                    raise errors.TransportError(f"bad URL {call.url}{call.path}: {exc}") from exc
+                time.sleep(plan.on_error(exc))
+                continue
+            outcome = plan.on_response(response)
+            if isinstance(outcome, Answer):
+                return outcome
+            time.sleep(outcome)
+
+
+class AsyncTransport:
+    def __init__(self, http: httpx.AsyncClient, retry: Retry):
+        self.http = http
+        self.retry = retry
+
+    async def send(self, call: Call) -> Answer:
+        plan = _Plan(call, self.retry)
+        parts = _request_parts(call)
+        while True:
+            plan.attempt += 1
+            try:
+                response = await self.http.request(**parts)
+            except httpx.HTTPError as exc:
+                if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+                    raise errors.TransportError(f"bad URL {call.url}{call.path}: {exc}") from exc
+                await asyncio.sleep(plan.on_error(exc))
+                continue
+            outcome = plan.on_response(response)
+            if isinstance(outcome, Answer):
+                return outcome
+            await asyncio.sleep(outcome)

@@ -1,0 +1,116 @@
+"""Custom seeds: episodes that start from a state the client sends.
+
+A custom state *replaces* the world's generated state; it is never merged
+into it (a collection the state leaves out starts empty). It goes through the
+world's own parser (``World.state_schema``) first, so the episode's tools
+never meet a record they do not understand, and it is stored exactly as given:
+the episode's ``seed_digest`` is the digest of the state sent.
+
+A task on a custom state (or a snapshot) is set up on that state the way it
+is set up on a seeded one: its instruction, checks and reference solution are
+computed from what the state holds. A task that cannot find what it is about
+(coinpurse's cp-04 needs a pending electric bill) refuses with 400 and says
+why; free play (no ``task_id``) runs on any valid state.
+
+Everything here is synchronous and touches only the new state, so the HTTP
+layer runs ``prepare`` in a worker thread: parsing a 4 MiB state does not
+stall other requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sw_core_ext import Store
+
+from .. import errors
+from ..verify.score import baseline
+
+
+@dataclass
+class Start:
+    """Where an episode starts when it is not a generated seed. Quacks like
+    ``seeds.SeedState`` (``store``, ``digest``, ``setups``), so the engine
+    starts from either the same way."""
+
+    store: object  # never written, only forked
+    digest: str
+    kind: str  # "state" or "snapshot"
+    snapshot_id: str | None = None
+    seed: int = 0  # what the signals' reference replay seeds its randomness with
+    setups: dict = field(default_factory=dict)  # task_id -> (Setup, start_passes)
+
+
+def issues_of(world, state) -> list:
+    """The world parser's issues with ``state`` as ``[{path, message}]``."""
+    schema = world.state_schema
+    if schema is None:
+        return [{"path": "$", "message": f"{world.name} does not declare a state schema, so it takes no custom state"}]
+    return [i.as_dict() for i in schema.validate(state)]
+
+
+def invalid_state(world, issues: list) -> errors.InvalidRequest:
+    first = issues[0]
+    more = f" (and {len(issues) - 1} more issue{'s' if len(issues) > 2 else ''})" if len(issues) > 1 else ""
+    return errors.InvalidRequest(
+        f"the state is not a valid {world.name} state: {first['path']}: {first['message']}{more}; "
+        f"see issues, or check a state with POST /api/v1/environments/{world.name}/seeds/validate",
+        issues=issues,
+    )
+
+
+def resolve(engine, world, req, task) -> Start | None:
+    """Where a create request starts: its ``state``, its snapshot, or
+    ``None`` for the world's seeded state."""
+    state, snapshot_id = getattr(req, "state", None), getattr(req, "snapshot_id", None)
+    if state is not None and snapshot_id is not None:
+        raise errors.InvalidRequest("give either state or snapshot_id, not both: each replaces the seeded state")
+    if state is not None:
+        return prepare(world, state, task, req.seed)
+    if snapshot_id is None:
+        return None
+    snap = engine.snapshots.get(snapshot_id)
+    if snap.world is not world:
+        raise errors.InvalidRequest(
+            f"snapshot {snapshot_id} holds a {snap.world.name} state; start it under "
+            f"/api/v1/environments/{snap.world.name}/episodes"
+        )
+    if task is not None:
+        set_up(world, task, snap.start)
+    return snap.start
+
+
+def prepare(world, state, task=None, seed: int = 0) -> Start:
+    """Validate ``state``, build its store and set ``task`` up on it.
+    Raises ``InvalidRequest`` (with ``issues``) when either fails."""
+    issues = issues_of(world, state)
+    if issues:
+        raise invalid_state(world, issues)
+    store = Store(state, collections=world.collections)
+    start = Start(store=store, digest=store.digest(), kind="state", seed=seed)
+    if task is not None:
+        set_up(world, task, start)
+    return start
+
+
+def set_up(world, task, start) -> tuple:
+    """``task`` made concrete for ``start`` (cached on it), or 400 saying why it cannot be."""
+    got = start.setups.get(task.id)
+    if got is None:
+        try:
+            # A fork: a careless setup must not write into the shared start.
+            setup = task.setup(start.store.fork())
+            got = (setup, baseline(setup.checks, start.store))
+        except Exception as e:  # a task's setup reads whatever the state holds
+            raise errors.InvalidRequest(
+                f"task {task.id} cannot be set up on this {start_name(start)}: {type(e).__name__}: {e}. "
+                f"The state lacks what the task is about; start without task_id (free play) or give a state "
+                "that has it",
+                issues=[{"path": "$.task_id", "message": f"{type(e).__name__}: {e}"}],
+            ) from None
+        start.setups[task.id] = got
+    return got
+
+
+def start_name(start) -> str:
+    return f"snapshot {start.snapshot_id}" if start.kind == "snapshot" else "state"

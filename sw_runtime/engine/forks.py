@@ -1,0 +1,135 @@
+"""Forks: K new episodes branching from a live one.
+
+Each fork holds a copy-on-write fork of the source's store, so forking costs
+the same for 100 records as for 100,000: nothing is copied until a branch
+writes, and then only what it writes. A fork carries everything else the
+source has at that moment: step count and clock, task, setup, checks and
+start state (so it is scored against the episode's true start), signals,
+fault profile, agent name, and the trace so far, whose entries are marked
+``"inherited": true``. It records ``forked_from``. The source is not
+modified.
+
+``clone`` copies an episode generically, so that whatever an episode keeps
+is carried without this module knowing it: the attributes fixed for an
+episode's whole life are shared; a ``Store`` is forked; a list, dict or set
+is copied (its items shared: records and trace entries are never mutated in
+place); any other object is copied with ``copy.copy`` and then the same rule
+is applied to its own attributes, one level down, with references to the
+source episode and its store pointed at the clone's. An attribute that keeps
+mutable state deeper than that must say so here. Dry runs (``dry_run.py``)
+clone too.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+
+from sw_core_ext import Store
+
+from .. import errors
+from .episode import OPEN, Episode
+from .snapshots import _wall_now
+
+MAX_FORKS = 1024
+
+# Read-only for an episode's whole life: shared between an episode and its forks.
+_SHARED = ("world", "task", "setup", "checks", "start_passes", "start", "clock")
+# Set by ``clone`` itself.
+_OWN = ("id", "store", "trace", "born", "touched", "created_at", "forked_from")
+
+
+def _slots(obj) -> list:
+    names = list(getattr(obj, "__dict__", ()))
+    for cls in type(obj).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if name not in ("__weakref__", "__dict__") and name not in names:
+                names.append(name)
+    return names
+
+
+_ATOMS = (str, int, float, bool, bytes, type(None), tuple, frozenset)
+_CONTAINERS = (list, dict, set)
+
+
+def _copy(value, swap: dict, deep: bool):
+    """``value`` for the clone (see the module docstring)."""
+    got = swap.get(id(value))
+    if got is not None:
+        return got
+    if isinstance(value, _ATOMS):
+        return value
+    if isinstance(value, Store):
+        return value.fork()
+    if isinstance(value, _CONTAINERS):
+        return copy.copy(value)
+    if not deep:
+        return value
+    obj = copy.copy(value)
+    for name in _slots(obj):
+        if hasattr(obj, name):
+            inner = getattr(obj, name)
+            new = _copy(inner, swap, deep=False)
+            if new is not inner:
+                setattr(obj, name, new)
+    return obj
+
+
+def clone(src: Episode, new_id: str, *, inherited: bool) -> Episode:
+    """A copy of ``src`` under ``new_id`` with a copy-on-write store. With
+    ``inherited`` its trace entries are marked ``"inherited": true`` and it
+    records ``forked_from``; without, it is a throwaway twin (a dry run)."""
+    child = Episode.__new__(Episode)
+    store = src.store.fork()
+    swap = {id(src): child, id(src.store): store}
+    for name in _SHARED:
+        if hasattr(src, name):
+            value = getattr(src, name)
+            setattr(child, name, value)
+            swap[id(value)] = value
+    now = time.monotonic()
+    child.id = new_id
+    child.store = store
+    if inherited:
+        child.trace = [e if e.get("inherited") else {**e, "inherited": True} for e in src.trace]
+        child.forked_from = src.id
+        child.born = child.touched = now
+        child.created_at = _wall_now()
+    else:
+        child.trace = list(src.trace)
+        child.forked_from = getattr(src, "forked_from", None)
+        child.born, child.touched, child.created_at = src.born, now, src.created_at
+    for name in _slots(src):
+        if name in _SHARED or name in _OWN or not hasattr(src, name):
+            continue
+        setattr(child, name, _copy(getattr(src, name), swap, deep=True))
+    return child
+
+
+def fork(engine, episode_id: str, n: int) -> list:
+    """``n`` forks of an open episode, registered with ``engine``."""
+    if type(n) is not int or not 1 <= n <= MAX_FORKS:
+        raise errors.InvalidRequest(f"n is {n!r}; a fork makes 1 to {MAX_FORKS} episodes at once")
+    src = engine.get(episode_id)
+    if src.status != OPEN:
+        raise errors.EpisodeClosed(
+            f"episode {episode_id} was submitted; fork an open episode (or snapshot this one and start from it)"
+        )
+    _make_room(engine, n)
+    src.touched = time.monotonic()
+    children = [clone(src, engine.new_episode_id(), inherited=True) for _ in range(n)]
+    for child in children:
+        engine.episodes[child.id] = child
+    return children
+
+
+def _make_room(engine, n: int) -> None:
+    limit = engine.settings.max_episodes
+    if len(engine.episodes) + n > limit:
+        engine.sweep()
+        if len(engine.episodes) + n > limit:
+            raise errors.RateLimited(
+                f"{n} more episodes would pass this server's maximum of {limit} live episodes "
+                f"({len(engine.episodes)} live); submit finished episodes or retry later",
+                retry_after=5,
+            )
