@@ -35,7 +35,11 @@ import argparse
 import asyncio
 import math
 import random
+import shutil
+import signal
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -188,10 +192,16 @@ class Meter:
         """CPUs' worth of work by other processes of the machine meanwhile (noise)."""
         return max(0.0, self.busy - self.server - self.client) / self.wall if self.wall else 0.0
 
-    def note(self) -> str:
+    def per_cpu(self, count: float) -> float | None:
+        """``count`` per second of server CPU: the rate with a whole core, less sensitive to a busy machine."""
+        return count / self.server if self.server > 0 else None
+
+    def note(self, count: float | None = None, unit: str = "steps") -> str:
         if not self.wall:
             return ""
-        return (f"server CPU {self.server / self.wall:.0%}, client CPU {self.client / self.wall:.0%}, "
+        rate = self.per_cpu(count) if count else None
+        per = f"{rate:,.0f} {unit} per server CPU-second; " if rate else ""
+        return (f"{per}server CPU {self.server / self.wall:.0%}, client CPU {self.client / self.wall:.0%}, "
                 f"other processes {self.others():.2f} CPU")
 
 
@@ -269,6 +279,54 @@ async def probe_signals(w: Workload) -> str | None:
     return None
 
 
+class Profiler:
+    """py-spy recording the server during (a), when ``--profile`` is given."""
+
+    def __init__(self, path: str | None, pid: int, native: bool):
+        self.path, self.proc = path, None
+        if path:
+            exe = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+            if not Path(exe).exists():
+                raise SystemExit("--profile needs py-spy: pip install py-spy")
+            cmd = [exe, "record", "--pid", str(pid), "--format", "raw", "--output", path, "--rate", "200",
+                   "--nolineno"] + (["--native"] if native else [])
+            self.log = tempfile.TemporaryFile()
+            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self.log)
+            time.sleep(1.0)  # let it attach
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.seek(0)
+        why = self.log.read().decode(errors="replace")[-2000:]
+        self.log.close()
+        if not Path(self.path).is_file():
+            raise RuntimeError(f"py-spy wrote no profile (root or ptrace rights are needed):\n{why}")
+
+
+def top_functions(path: str, n: int = 15) -> list:
+    """(function, self share, total share) from py-spy's raw (collapsed) stacks, most self time first."""
+    self_t, total_t, samples = Counter(), Counter(), 0
+    with open(path) as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if not stack:
+                continue
+            k = int(count)
+            frames = stack.split(";")
+            samples += k
+            self_t[frames[-1]] += k
+            for fr in set(frames):
+                total_t[fr] += k
+    return [(fn, c / samples, total_t[fn] / samples) for fn, c in self_t.most_common(n)]
+
+
 async def run(args, progress) -> dict:
     rng = random.Random(args.rng_seed)
     rows, extra = [], {}
@@ -307,8 +365,12 @@ async def run(args, progress) -> dict:
         # (a) coinpurse /batch
         before_a = len(w.episodes["coinpurse"])
         meter_a = Meter(pid)
-        n_a, lat_a, kept_a = await drive(conns, lambda: w.batch_generation("coinpurse"), meter_a,
-                                         seconds=args.seconds, keep_every=10)
+        profiler = Profiler(args.profile, pid, args.native)
+        try:
+            n_a, lat_a, kept_a = await drive(conns, lambda: w.batch_generation("coinpurse"), meter_a,
+                                             seconds=args.seconds, keep_every=10)
+        finally:
+            profiler.stop()
         steps_a = n_a * args.batch_size / meter_a.wall
         t_a = tally(kept_a)
         a_episodes = w.episodes["coinpurse"][before_a:]
@@ -316,13 +378,14 @@ async def run(args, progress) -> dict:
 
         # (b) the same with signals on
         why_not = await probe_signals(w)
-        steps_b, note_b = None, why_not or ""
+        steps_b, cpu_b, note_b = None, None, why_not or ""
         if why_not is None:
             meter_b = Meter(pid)
             n_b, _, _ = await drive(conns, lambda: w.batch_generation("coinpurse", signals=True), meter_b,
                                     seconds=args.seconds)
             steps_b = n_b * args.batch_size / meter_b.wall
-            note_b = meter_b.note()
+            cpu_b = meter_b.per_cpu(n_b * args.batch_size)
+            note_b = meter_b.note(n_b * args.batch_size)
         progress("(b) signals")
 
         # (d) the floor: as many calls through dummy's noop
@@ -384,29 +447,40 @@ async def run(args, progress) -> dict:
     ratio = lambda x, y: (x / y) if (x is not None and y) else None  # noqa: E731
     r_ad, r_ac, r_ba = ratio(steps_a, steps_d), ratio(steps_a, steps_c), ratio(steps_b, steps_a)
     ge = lambda v, t: None if v is None else v >= t  # noqa: E731
+    calls_a, calls_d = n_a * args.batch_size, n_d * args.batch_size
+    cpu_a, cpu_c, cpu_d = meter_a.per_cpu(calls_a), meter_c.per_cpu(n_c), meter_d.per_cpu(calls_d)
+
+    def per_cpu_ratio(x, y):
+        return f"per server CPU-second: {x / y:.3g}" if x and y else ""
+
     rows += [
         C.row("(a) coinpurse /batch", steps_a, "steps/s", ">= 200,000", ge(steps_a, 200_000),
-              f"{n_a * args.batch_size:,} calls in {meter_a.wall:.1f} s; {args.inflight} batches in flight; "
-              f"{meter_a.note()}"),
+              f"{calls_a:,} calls in {meter_a.wall:.1f} s; {args.inflight} batches in flight; {meter_a.note(calls_a)}"),
         C.row("(b) (a) with signals", steps_b, "steps/s", "", None, note_b),
         C.row("(c) single /step", steps_c, "steps/s", "", None,
-              f"{args.connections} connections; {meter_c.note()}; client {client_us:.0f} µs CPU per request"),
+              f"{args.connections} connections; {meter_c.note(n_c)}; client {client_us:.0f} µs CPU per request"),
         C.row("(d) dummy noop /batch (floor)", steps_d, "steps/s", "", None,
-              f"{n_d * args.batch_size:,} calls; {meter_d.note()}"),
-        C.row("(a)/(d)", r_ad, "", ">= 0.2", ge(r_ad, 0.2)),
-        C.row("(a)/(c)", r_ac, "", ">= 20", ge(r_ac, 20)),
-        C.row("(b)/(a)", r_ba, "", ">= 0.5", ge(r_ba, 0.5), "" if r_ba is not None else note_b),
+              f"{calls_d:,} calls; {meter_d.note(calls_d)}"),
+        C.row("(a)/(d)", r_ad, "", ">= 0.2", ge(r_ad, 0.2), per_cpu_ratio(cpu_a, cpu_d)),
+        C.row("(a)/(c)", r_ac, "", ">= 20", ge(r_ac, 20), per_cpu_ratio(cpu_a, cpu_c)),
+        C.row("(b)/(a)", r_ba, "", ">= 0.5", ge(r_ba, 0.5),
+              per_cpu_ratio(cpu_b, cpu_a) if r_ba is not None else note_b),
         C.row("batch create, cached seeds", create_rate, "episodes/s", ">= 20,000", ge(create_rate, 20_000),
               f"{args.create_requests} requests of {args.groups} groups x {args.group_size}; "
               f"{percentile(create_lat, 0.5) * 1e3:.0f} ms per request; group shares one seed_digest: "
-              f"{len(digests) == 1}"),
+              f"{len(digests) == 1}; {meter_create.note(created * per_request, 'episodes')}"),
         C.row("/batch latency p50", p50 * 1e3 if p50 is not None else None, "ms", "", None,
               f"{args.batch_size} calls, during (a), {len(lat_a)} batches"),
         C.row("/batch latency p99", p99 * 1e3 if p99 is not None else None, "ms", "<= 50",
               None if p99 is None else p99 * 1e3 <= 50),
         C.row("batch submit", submit_rate, "episodes/s", "", None,
-              f"{submitted:,} episodes of (a), {mean_steps:.0f} steps each on average, 1,024 per request"),
+              f"{submitted:,} episodes of (a), {mean_steps:.0f} steps each on average, 1,024 per request; "
+              f"{meter_s.note(submitted, 'episodes')}"),
     ]
+    if args.profile:
+        extra["profile"] = [{"function": fn, "self": round(a, 4), "total": round(b, 4)}
+                            for fn, a, b in top_functions(args.profile, 15)]
+        rows[0]["note"] += f"; profiled with py-spy ({args.profile})"
     extra["workload"] = {
         "mix_sampled": mix,
         "writes_refused": f"{refused_share:.0%} of writes refused ({top_codes})",
@@ -448,6 +522,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--create-requests", type=int, default=10, help="timed batch-create requests")
     p.add_argument("--submit-max", type=int, default=4096, help="episodes of (a) submitted through batch submit")
     p.add_argument("--rng-seed", type=int, default=0, help="seed of the workload's random choices")
+    p.add_argument("--profile", metavar="FILE",
+                   help="record the server with py-spy during (a) into FILE (collapsed stacks) and print the "
+                        "top 15 functions; (a) is then measured under the profiler")
+    p.add_argument("--native", action="store_true", help="with --profile: include C frames (py-spy --native)")
     C.common_args(p)
     return p
 
@@ -457,7 +535,7 @@ def main(argv=None) -> int:
     if args.groups * args.group_size > 4096:
         raise SystemExit("--groups x --group-size must be at most 4,096 (the server's items per request)")
     C.use_uvloop()
-    progress = C.Progress(args.progress, total=7)
+    progress = C.Progress(args.progress, total=8)
     out = asyncio.run(run(args, progress))
     params = {k: v for k, v in vars(args).items() if k not in ("json", "progress")}
     rep = C.report("bench_batch", params, out.pop("rows"), **out)
@@ -465,6 +543,8 @@ def main(argv=None) -> int:
     if not args.json:
         for k, v in rep["workload"].items():
             print(f"  {k}: {v}")
+        for p in rep.get("profile", []):
+            print(f"  {p['self']:6.1%} self {p['total']:6.1%} total  {p['function']}")
     return 0
 
 

@@ -31,6 +31,7 @@ class Settings:
     max_seed_body: int = 4 * 1024 * 1024  # bytes per body on the routes that take a custom state
     idempotency_ttl: float = 86400.0  # seconds an Idempotency-Key is remembered
     max_idempotency_keys: int = 100_000  # keys remembered per server; the oldest are forgotten first
+    max_idempotency_bytes: int = 256 * 1024 * 1024  # answers kept for those keys, in bytes
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":

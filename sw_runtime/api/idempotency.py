@@ -5,9 +5,9 @@
     async def create_episode(request): ...
 
 Without the header the route runs as usual. With it, the request's
-fingerprint (method, path, query and body; a JSON body in canonical form, so
-key order and spacing do not matter) is bound to the key within the route's
-scope, and ``engine.idempotency`` (``engine/idempotency.py``) decides: run
+fingerprint (method, path, query and body; a JSON body also in canonical
+form, so key order and spacing do not matter) is bound to the key within the
+route's scope, and ``engine.idempotency`` (``engine/idempotency.py``) decides: run
 it, replay the first answer (same status and body, plus the header
 ``Idempotent-Replayed: true``), or answer 409. Only successful (2xx) answers
 are kept; an error releases the key so a corrected retry can run.
@@ -15,6 +15,7 @@ are kept; an error releases the key so a corrected retry can run.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 
 import orjson
@@ -25,6 +26,7 @@ from .. import errors
 from ..engine.idempotency import Stored
 from .common import read_body
 
+_INLINE = 64 * 1024  # bodies up to this size are fingerprinted on the event loop
 HEADER = "idempotency-key"
 REPLAYED = "Idempotent-Replayed"
 MAX_KEY = 255
@@ -43,11 +45,18 @@ def idempotent(scope: str, limit: int | None = None):
             engine, settings = request.app.state.engine, request.app.state.settings
             body = await read_body(request, min(limit or settings.max_body, settings.max_body))
             keys = engine.idempotency
-            stored = keys.begin(scope, key, _fingerprint(request, body))
+            stored = keys.begin(scope, key, _fingerprint(request, body),
+                                lambda: _fingerprint(request, _canonical(body)))
             if stored is not None:
                 return Response(stored.body, status_code=stored.status, media_type=stored.media_type,
                                 headers={REPLAYED: "true"})
             try:
+                # Off the event loop when it is big: retries meanwhile answer 409 in progress.
+                if len(body) > _INLINE:
+                    canonical = await asyncio.to_thread(_canonical, body)
+                else:
+                    canonical = _canonical(body)
+                keys.canonical_is(scope, key, _fingerprint(request, canonical))
                 response = await handler(_with_body(request, body))
             except BaseException:
                 keys.release(scope, key)
@@ -72,16 +81,19 @@ def _check_key(key: str) -> None:
         )
 
 
-def _fingerprint(request: Request, body: bytes) -> str:
+def _canonical(body: bytes) -> bytes:
     try:
-        canonical = orjson.dumps(orjson.loads(body), option=orjson.OPT_SORT_KEYS) if body.strip() else b""
+        return orjson.dumps(orjson.loads(body), option=orjson.OPT_SORT_KEYS) if body.strip() else b""
     except orjson.JSONDecodeError:
-        canonical = body  # not JSON: the route will refuse it; compare the bytes
+        return body  # not JSON: the route will refuse it; compare the bytes
+
+
+def _fingerprint(request: Request, body: bytes) -> str:
     h = hashlib.sha256()
     for part in (request.method, request.url.path, request.url.query):
         h.update(part.encode())
         h.update(b"\x00")
-    h.update(canonical)
+    h.update(body)
     return h.hexdigest()
 
 

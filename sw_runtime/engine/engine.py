@@ -51,7 +51,8 @@ class Engine:
         self.users = LlmUsers()
         self.judge = Judge()
         self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard)
-        self.idempotency = IdempotencyKeys(self.settings.idempotency_ttl, self.settings.max_idempotency_keys)
+        self.idempotency = IdempotencyKeys(self.settings.idempotency_ttl, self.settings.max_idempotency_keys,
+                                           self.settings.max_idempotency_bytes)
 
     # -- lookup --------------------------------------------------------------
 

@@ -10,8 +10,9 @@ exception) releases its key, so a corrected retry can run.
 
 Keys are scoped (one scope per route): the same key on episode create and on
 fork names two different operations. Keys are kept ``ttl`` seconds after
-first use (24 h by default) and at most ``capacity`` of them: past that the
-oldest finished ones are forgotten first.
+first use (24 h by default), at most ``capacity`` of them, and their kept
+answers take at most ``max_bytes``: past either bound the oldest finished
+keys are forgotten first (a forgotten key runs again if it is retried).
 
 Nothing here knows about HTTP: answers are opaque ``Stored`` values.
 ``sw_runtime.api.idempotency`` applies this to routes.
@@ -36,32 +37,47 @@ class Stored:
 
 
 class _Entry:
-    __slots__ = ("fingerprint", "expires", "answer")
+    __slots__ = ("fingerprint", "canonical", "expires", "answer")
 
-    def __init__(self, fingerprint: str, expires: float):
+    def __init__(self, fingerprint: str, canonical: str, expires: float):
         self.fingerprint = fingerprint
+        self.canonical = canonical
         self.expires = expires
         self.answer: Stored | None = None  # None while the first request runs
 
 
 class IdempotencyKeys:
-    def __init__(self, ttl: float = 86400.0, capacity: int = 100_000, clock=time.monotonic):
+    def __init__(self, ttl: float = 86400.0, capacity: int = 100_000, max_bytes: int = 256 * 2**20,
+                 clock=time.monotonic):
         self.ttl = ttl
         self.capacity = capacity
+        self.max_bytes = max_bytes
         self._clock = clock
         self._entries: OrderedDict = OrderedDict()  # (scope, key) -> _Entry, oldest first
+        self._bytes = 0  # size of the kept answers
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def begin(self, scope: str, key: str, fingerprint: str) -> Stored | None:
-        """``None``: the caller runs the request and then calls ``finish`` or
-        ``release``. A ``Stored``: replay it. Raises the two 409s."""
+    def begin(self, scope: str, key: str, fingerprint: str, canonical=None) -> Stored | None:
+        """``None``: the caller runs the request (``canonical_is`` may add its
+        canonical fingerprint meanwhile), then calls ``finish`` or ``release``.
+        A ``Stored``: replay it. Raises the two 409s.
+
+        ``fingerprint`` identifies the request's exact bytes; ``canonical()``,
+        when given, a form that equal requests share (JSON with sorted keys).
+        It costs more, so it is computed only for a retry whose bytes differ
+        from the first request's, never for a byte-identical retry."""
         now = self._clock()
         self._expire(now)
         entry = self._entries.get((scope, key))
         if entry is not None:
-            if entry.fingerprint != fingerprint:
+            same = entry.fingerprint == fingerprint
+            if not same and entry.canonical is None and entry.answer is None:
+                same = True  # still running, its canonical form not known yet: say so below
+            elif not same and canonical is not None and entry.canonical is not None:
+                same = entry.canonical == canonical()
+            if not same:
                 raise errors.IdempotencyKeyReused(
                     f"the Idempotency-Key {key!r} was first used with a different request (another body or "
                     "another target); use a new key for a new request"
@@ -73,13 +89,22 @@ class IdempotencyKeys:
                 )
             return entry.answer
         self._make_room()
-        self._entries[(scope, key)] = _Entry(fingerprint, now + self.ttl)
+        self._entries[(scope, key)] = _Entry(fingerprint, None, now + self.ttl)
         return None
+
+    def canonical_is(self, scope: str, key: str, canonical: str) -> None:
+        """Record the running request's canonical fingerprint (see ``begin``)."""
+        entry = self._entries.get((scope, key))
+        if entry is not None:
+            entry.canonical = canonical
 
     def finish(self, scope: str, key: str, answer: Stored) -> None:
         entry = self._entries.get((scope, key))
         if entry is not None:
             entry.answer = answer
+            self._bytes += len(answer.body)
+            while self._bytes > self.max_bytes and self._forget_oldest():
+                pass
 
     def release(self, scope: str, key: str) -> None:
         entry = self._entries.get((scope, key))
@@ -92,15 +117,23 @@ class IdempotencyKeys:
             k, entry = next(iter(entries.items()))
             if entry.expires > now or entry.answer is None:
                 break
-            del entries[k]
+            self._drop(k)
+
+    def _drop(self, k) -> None:
+        entry = self._entries.pop(k)
+        if entry.answer is not None:
+            self._bytes -= len(entry.answer.body)
+
+    def _forget_oldest(self) -> bool:
+        for k, entry in self._entries.items():
+            if entry.answer is not None:
+                self._drop(k)
+                return True
+        return False
 
     def _make_room(self) -> None:
-        if len(self._entries) < self.capacity:
+        if len(self._entries) < self.capacity or self._forget_oldest():
             return
-        for k, entry in self._entries.items():
-            if entry.answer is not None:  # forget the oldest finished key
-                del self._entries[k]
-                return
         raise errors.RateLimited(
             f"{len(self._entries)} requests with idempotency keys are running, this server's maximum; retry shortly",
             retry_after=1,

@@ -14,6 +14,8 @@ from .. import errors
 PACKAGES = {
     "coinpurse": "sw_runtime.worlds.coinpurse",
     "dummy": "sw_runtime.worlds.dummy",
+    "offsite-planning": "sw_runtime.worlds.offsite_planning",
+    "quickbasket": "sw_runtime.worlds.quickbasket",
 }
 
 _REGISTRY: dict | None = None

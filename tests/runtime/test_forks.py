@@ -156,3 +156,35 @@ def test_fork_of_a_closed_or_unknown_episode(http):
     http.post(f"/episodes/{eid}/submit")
     assert_error(http.post(f"/episodes/{eid}/fork", json={"n": 2}), 409, "episode_closed")
     assert_error(http.post("/episodes/ep_nope/fork", json={"n": 2}), 404, "not_found")
+
+
+def test_a_fork_keeps_the_simulated_user(http):
+    """A task with details only the user knows: the fork still offers ask_user,
+    and the question asked in the prefix counts for the fork's checks."""
+    from sw_runtime.worlds import registry
+
+    world = registry()["coinpurse"]
+    setup = world.tasks_by_id["cp-13"].setup(Store(world.generate(1), collections=world.collections))
+    eid = create(http, "coinpurse", task_id="cp-13", seed=1)["episode_id"]
+    (ask, ask_args), *rest = setup.solution
+    assert ask == "ask_user" and step(http, eid, ask, **ask_args)["ok"] is True
+    kid = fork(http, eid)["episodes"][0]["episode_id"]
+    assert show(http, kid)["user_simulator"] == "scripted"
+    assert step(http, kid, ask, **ask_args)["result"] == show(http, eid)["trace"][0]["result"]
+    for tool, args in rest:
+        assert step(http, kid, tool, **args)["ok"] is True
+    ev = http.post(f"/episodes/{kid}/submit", json={"output": setup.output}).json()
+    assert ev["pass"] is True, [c for c in ev["checks"] if not c["pass"]]
+
+
+def test_bench_fork_runs():
+    """bench/bench_fork.py stays runnable (tiny sizes; no timing is asserted)."""
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, str(root / "bench" / "bench_fork.py"), "--large", "2000", "--repeat", "20",
+                        "--group", "4"], capture_output=True, text=True, timeout=120, cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert "fork n=1" in r.stdout and "worst fork ratio" in r.stdout

@@ -1,8 +1,8 @@
 """The HTTP clients: every route of the API, sync and async.
 
-``SandworldClient`` and ``AsyncSandworldClient`` hold the server URLs, one
-pooled ``httpx`` client and the retry policy. Envs made from one client share
-its connections (see ``transport`` for the defaults and why).
+``SandworldClient`` and ``AsyncSandworldClient`` hold the server URLs, the
+connections and the retry policy. Envs made from one client share its
+connections (see ``transport`` for the defaults and why).
 
 Each route is written once, as a generator that yields the requests it needs
 (``Call``, or a list of them to send concurrently) and returns the result;
@@ -20,13 +20,12 @@ import httpx
 from . import errors
 from .records import Evaluation, Observation, Record, StepResult
 from .transport import (
-    DEFAULT_TIMEOUT, AsyncTransport, Call, Retry, Servers, SyncTransport, base_headers, make_limits, new_key,
-    resolve_urls,
+    DEFAULT_TIMEOUT, AsyncLanes, AsyncTransport, Call, Retry, Servers, SyncLanes, SyncTransport, base_headers,
+    lane_options, new_key, pool_size, resolve_urls,
 )
 
 BATCH_CALLS = 10_000  # calls per /batch request; bigger batches are split, in order
 BATCH_EPISODES = 1024  # episodes per /batch/episodes or /batch/submit request (servers take 4,096)
-_CREATE_FIELDS = ("task_id", "seed", "signals", "fault_profile", "user_simulator", "agent_name")
 
 
 def _root(url: str) -> str:
@@ -309,12 +308,12 @@ class SandworldClient(_Routes):
 
     def __init__(self, base_url=None, *, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
                  max_connections: int | None = None, retry: Retry | None = None, api_key: str | None = None,
-                 headers: dict | None = None, http: httpx.Client | None = None):
+                 headers: dict | None = None, http_options: dict | None = None):
         super().__init__(base_url, retry=retry)
-        self._owns_http = http is None
-        self.http = http or httpx.Client(timeout=timeout, limits=make_limits(len(self.urls), max_connections),
-                                         headers=base_headers(api_key, headers))
-        self.transport = SyncTransport(self.http, self.retry)
+        options = lane_options(timeout, base_headers(api_key, headers), http_options)
+        self.max_connections = pool_size(len(self.urls), max_connections)
+        self.lanes = SyncLanes(self.max_connections, lambda: httpx.Client(**options))
+        self.transport = SyncTransport(self.lanes, self.retry)
 
     def _run(self, gen):
         try:
@@ -392,8 +391,7 @@ class SandworldClient(_Routes):
         return _finish(self._run(self._submit_many(_submit_items(items))), return_exceptions)
 
     def close(self) -> None:
-        if self._owns_http:
-            self.http.close()
+        self.lanes.close()
 
     def __enter__(self):
         return self
@@ -412,12 +410,12 @@ class AsyncSandworldClient(_Routes):
 
     def __init__(self, base_url=None, *, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
                  max_connections: int | None = None, retry: Retry | None = None, api_key: str | None = None,
-                 headers: dict | None = None, http: httpx.AsyncClient | None = None):
+                 headers: dict | None = None, http_options: dict | None = None):
         super().__init__(base_url, retry=retry)
-        self._owns_http = http is None
-        self.http = http or httpx.AsyncClient(timeout=timeout, limits=make_limits(len(self.urls), max_connections),
-                                              headers=base_headers(api_key, headers))
-        self.transport = AsyncTransport(self.http, self.retry)
+        options = lane_options(timeout, base_headers(api_key, headers), http_options)
+        self.max_connections = pool_size(len(self.urls), max_connections)
+        self.lanes = AsyncLanes(self.max_connections, lambda: httpx.AsyncClient(**options))
+        self.transport = AsyncTransport(self.lanes, self.retry)
 
     async def _run(self, gen):
         async def one(call):
@@ -483,8 +481,7 @@ class AsyncSandworldClient(_Routes):
         return _finish(await self._run(self._submit_many(_submit_items(items))), return_exceptions)
 
     async def aclose(self) -> None:
-        if self._owns_http:
-            await self.http.aclose()
+        await self.lanes.close()
 
     async def __aenter__(self):
         return self

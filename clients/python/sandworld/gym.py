@@ -13,7 +13,9 @@ special action ends the episode::
 Observations are what the policy may see: the task at reset (``instruction``,
 ``policy``, ``tools``), then each step's answer (``tool, ok, result | error,
 step, at``). Signals are never in the observation (a policy that reads them
-learns to read the grader); they are in ``info["signals"]``.
+learns to read the grader); they are in ``info["signals"]``. ``info["digest"]``
+is the state digest at reset (the seed's) and at the end (the final state's);
+``info["checks"]`` and ``info["evaluation"]`` arrive with the end.
 
 Rewards (``reward=``), each summing over an episode to its final score:
 
@@ -66,7 +68,6 @@ class SandworldGymEnv:
         self.user_simulator = user_simulator
         self.env = SandworldEnv(base_url, client=client, agent_name=agent_name)
         self._collected = 0.0
-        self._digest = None
 
     # -- the Gymnasium API --------------------------------------------------------------
 
@@ -78,10 +79,10 @@ class SandworldGymEnv:
         obs = self.env.reset(self.environment, task_id=task_id, seed=seed, signals=self.signals,
                              fault_profile=self.fault_profile, user_simulator=self.user_simulator, **options)
         self._collected = 0.0
-        self._digest = obs.get("seed_digest")
         view = {"instruction": obs.get("instruction"), "policy": obs.get("policy"), "tools": obs.get("tools")}
         info = {"episode_id": obs.get("episode_id"), "seed": obs.get("seed"), "task_id": obs.get("task_id"),
-                "digest": self._digest, "step_budget": obs.get("step_budget"), "step_limit": obs.get("step_limit"),
+                "digest": obs.get("seed_digest"), "step_budget": obs.get("step_budget"),
+                "step_limit": obs.get("step_limit"),
                 "training": obs.training}
         return view, info
 
@@ -104,13 +105,14 @@ class SandworldGymEnv:
                 "the server does not support signals (yet)"
             )
         obs = {k: v for k, v in result.items() if k != "signals"}
-        self._digest = result.get("state_digest", result.get("digest", self._digest))
         reward = 0.0
         if self.reward_mode in _DELTA:
             reward = float(signals[_DELTA[self.reward_mode][0]])
             self._collected += reward
-        info = {"episode_id": self.env.episode_id, "step": result.get("step"), "signals": signals,
-                "digest": self._digest}
+        info = {"episode_id": self.env.episode_id, "step": result.get("step"), "signals": signals}
+        digest = result.get("state_digest", result.get("digest"))
+        if digest is not None:  # a step answer carries no digest today; reset and the end always do
+            info["digest"] = digest
         limit = self.max_steps or self.env.observation.get("step_limit")
         if limit is not None and self.env.steps >= limit:
             _, final, _, _, end = self._finish(None, truncated=True)
@@ -132,7 +134,6 @@ class SandworldGymEnv:
             reward = score
         else:
             reward = score - self._collected
-        self._digest = ev.get("digest", self._digest)
         info = {"episode_id": self.env.episode_id, "evaluation": ev, "checks": ev.checks, "pass": ev.get("pass"),
-                "score": ev.get("score"), "digest": self._digest, "mask_sample": ev.get("mask_sample", False)}
+                "score": ev.get("score"), "digest": ev.get("digest"), "mask_sample": ev.get("mask_sample", False)}
         return {}, reward, not truncated, truncated, info

@@ -1,18 +1,20 @@
-"""HTTP under the clients: servers, timeouts, pool limits, retries.
+"""HTTP under the clients: servers, timeouts, connections, retries.
 
-One ``httpx`` client (sync or async) per ``SandworldClient``, shared by every
-env made from it, so 10,000 concurrent episodes share one bounded pool of
-keep-alive connections instead of opening 10,000.
+Every env made from one ``SandworldClient`` shares its connections, so 10,000
+concurrent episodes share one bounded set of keep-alive connections instead
+of opening 10,000.
 
 The defaults, and why (docs/CLIENT.md repeats them):
 
-- **Connections**: 64 per server URL, all kept alive (``max_keepalive`` equals
-  ``max_connections``), so a busy pool never closes and reopens sockets. One
-  server process is one event loop: more connections than this add queueing on
-  its side, not throughput. Batch through ``/batch`` to go faster.
-- **Pool timeout**: none. With 10,000 episodes on 64 connections most requests
-  wait for a connection; waiting in that queue is not a failure. The read
-  timeout still catches a server that stops answering.
+- **Connections**: at most 64 per server URL (``max_connections`` sets the
+  total), opened as needed and kept alive. Each is a "lane": a one-connection
+  ``httpx`` client lent to one request at a time. Requests beyond that wait
+  for a free lane in an O(1) queue; waiting there is not a failure, so there
+  is no pool timeout. (httpx's own pool does per-request bookkeeping that
+  grows with connections and waiters: at 64 connections and 2,000 waiting
+  requests it cost several times the request itself.) One server process is
+  one event loop: more connections add queueing on its side, not throughput;
+  batch through ``/batch`` to go faster.
 - **Connect** 10 s, **read** 120 s (a 100,000-call ``/batch`` or a submit whose
   rubric asks a judge model can take a while), **write** 60 s.
 - **Keep-alive expiry** 5 s: idle connections are dropped well before the
@@ -20,7 +22,9 @@ The defaults, and why (docs/CLIENT.md repeats them):
 
 Retries (``Retry``): a connection that could not be made, a 429 (after its
 ``retry-after``) and a 503 are retried with exponential backoff and full
-jitter: the server did not run those requests. Failures after the request may
+jitter: the server did not run those requests. So is a 409
+``idempotency_in_progress``: an earlier try of the same keyed request is still
+running, and the retry will get its answer replayed. Failures after the request may
 have reached the server (a read timeout, a dropped connection, a 502/504) are
 retried only for requests that are safe to replay: reads, and requests that
 carry an ``Idempotency-Key`` (create, fork, submit, batch create and submit).
@@ -30,9 +34,12 @@ A step is never replayed blindly: it may already have moved money.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import queue
 import random
 import re
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -46,7 +53,7 @@ DEFAULT_URL = "http://127.0.0.1:8787/api/v1"
 URL_ENV = "SANDWORLD_API_URL"
 KEY_ENV = "SANDWORLD_API_KEY"
 CONNECTIONS_PER_SERVER = 64
-DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=60.0, pool=None)
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=60.0, pool=None)  # lanes queue: no pool wait
 
 try:
     from importlib.metadata import version as _version
@@ -175,9 +182,8 @@ class Answer:
         return self.headers.get("idempotent-replayed", "").lower() == "true"
 
 
-def make_limits(n_servers: int, max_connections: int | None) -> httpx.Limits:
-    total = max_connections or CONNECTIONS_PER_SERVER * max(1, n_servers)
-    return httpx.Limits(max_connections=total, max_keepalive_connections=total, keepalive_expiry=5.0)
+def pool_size(n_servers: int, max_connections: int | None) -> int:
+    return max(1, max_connections or CONNECTIONS_PER_SERVER * max(1, n_servers))
 
 
 def base_headers(api_key: str | None, extra: dict | None) -> dict:
@@ -238,7 +244,9 @@ class _Plan:
         except errors.ProtocolError:  # a proxy's HTML error page, say
             body = response.text
         err = errors.from_envelope(status, body, headers, self.attempt)
-        retryable = status in _RETRY_ALWAYS or (status in _RETRY_IF_SAFE and self.call.safe)
+        retryable = (status in _RETRY_ALWAYS or (status in _RETRY_IF_SAFE and self.call.safe)
+                     # the first try of this keyed request is still running: its answer will be replayed
+                     or err.code == "idempotency_in_progress")
         if retryable and self.attempt < self.retry.attempts:
             retry_after = _retry_after(headers) if status in (429, 503) else None
             if retry_after is None or retry_after <= self.retry.max_retry_after:
@@ -268,9 +276,84 @@ def _retry_after(headers: dict) -> float | None:
         return None
 
 
+class SyncLanes:
+    """The connections of a blocking client: ``size`` single-connection
+    ``httpx.Client``s, each lent to one request at a time (safe across threads).
+
+    One pool of ``size`` connections would do the same, but httpcore's pool
+    does bookkeeping per request that grows with the number of connections
+    and waiting requests; lanes cost O(1) per request at any size. The most
+    recently used lane is lent first, so under light load the others idle out.
+    """
+
+    def __init__(self, size: int, make):
+        self.size, self.make = size, make
+        self.clients: list = []
+        self._free: queue.LifoQueue = queue.LifoQueue()
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def lane(self):
+        try:
+            client = self._free.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                client = self.make() if len(self.clients) < self.size else None
+                if client is not None:
+                    self.clients.append(client)
+            if client is None:
+                client = self._free.get()
+        try:
+            yield client
+        finally:
+            self._free.put(client)
+
+    def close(self) -> None:
+        for client in self.clients:
+            client.close()
+
+
+class AsyncLanes:
+    """The asyncio twin of ``SyncLanes``: requests beyond ``size`` wait for a
+    free lane in an O(1) queue (10,000 waiters in httpcore's own pool queue
+    made every request crawl)."""
+
+    def __init__(self, size: int, make):
+        self.size, self.make = size, make
+        self.clients: list = []
+        self._free: asyncio.LifoQueue | None = None
+
+    @contextlib.asynccontextmanager
+    async def lane(self):
+        if self._free is None:
+            self._free = asyncio.LifoQueue()
+        if not self._free.empty():
+            client = self._free.get_nowait()
+        elif len(self.clients) < self.size:
+            client = self.make()
+            self.clients.append(client)
+        else:
+            client = await self._free.get()
+        try:
+            yield client
+        finally:
+            self._free.put_nowait(client)
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.aclose()
+
+
+def lane_options(timeout, headers: dict, http_options: dict | None) -> dict:
+    """What each lane's httpx client is made with: one keep-alive connection."""
+    return {"timeout": timeout, "headers": headers,
+            "limits": httpx.Limits(max_connections=1, max_keepalive_connections=1, keepalive_expiry=5.0),
+            **(http_options or {})}
+
+
 class SyncTransport:
-    def __init__(self, http: httpx.Client, retry: Retry):
-        self.http = http
+    def __init__(self, lanes: SyncLanes, retry: Retry):
+        self.lanes = lanes
         self.retry = retry
 
     def send(self, call: Call) -> Answer:
@@ -279,7 +362,8 @@ class SyncTransport:
         while True:
             plan.attempt += 1
             try:
-                response = self.http.request(**parts)
+                with self.lanes.lane() as http:
+                    response = http.request(**parts)
             except httpx.HTTPError as exc:
                 if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
                     raise errors.TransportError(f"bad URL {call.url}{call.path}: {exc}") from exc
@@ -292,8 +376,8 @@ class SyncTransport:
 
 
 class AsyncTransport:
-    def __init__(self, http: httpx.AsyncClient, retry: Retry):
-        self.http = http
+    def __init__(self, lanes: AsyncLanes, retry: Retry):
+        self.lanes = lanes
         self.retry = retry
 
     async def send(self, call: Call) -> Answer:
@@ -302,7 +386,8 @@ class AsyncTransport:
         while True:
             plan.attempt += 1
             try:
-                response = await self.http.request(**parts)
+                async with self.lanes.lane() as http:  # never held while backing off
+                    response = await http.request(**parts)
             except httpx.HTTPError as exc:
                 if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
                     raise errors.TransportError(f"bad URL {call.url}{call.path}: {exc}") from exc

@@ -30,6 +30,7 @@ def _cell(text) -> str:
 def write_report(store: Store, run_id: str, out_dir: Path | str | None = None) -> tuple:
     """Write ``<run_id>.md`` and ``<run_id>-pass-rate.png``; return both paths."""
     run = store.run(run_id)
+    run_id = run["run_id"]  # "latest" resolved
     trials = store.trials(run_id)
     k = run["trials"]
     meta = run["meta"]
@@ -91,7 +92,8 @@ def render(run: dict, trials: list, per_task: list, overall, titles: dict, chart
         )
     lines += ["", "## Checks", "",
               "Every check of every task: how often it passed in the scored trials, and why it failed. A check that "
-              "already held in the start state is not scored (it cannot tell a working agent from an idle one).", ""]
+              "already held in the start state is not scored (it cannot tell a working agent from an idle one) but "
+              "must still pass. Labels are worded as for the task's first trial; amounts and names vary by seed.", ""]
     for tid in [s.task_id for s in per_task]:
         rows = _check_rows([t for t in scored if t["task_id"] == tid])
         if not rows:
@@ -114,19 +116,19 @@ def render(run: dict, trials: list, per_task: list, overall, titles: dict, chart
 
 
 def _check_rows(trials: list) -> list:
-    """Per check id: label, weight, passes over scored trials, failure reasons by frequency."""
+    """Per check id: label, weight, passes over the trials, failure reasons by frequency.
+
+    A check that held in the start state is not scored but must still pass,
+    so its failures are reasons too; how often it was unscored is said last.
+    """
     info: dict = {}
     reasons: dict = defaultdict(Counter)
     for t in trials:
         for c in (t["evaluation"] or {}).get("checks", []):
             row = info.setdefault(c["id"], {"id": c["id"], "label": c.get("label", ""), "weight": c.get("weight"),
                                             "passed": 0, "total": 0, "unscored": 0})
-            if c.get("scored", True) is False:
-                row["unscored"] += 1
-                if c.get("detail"):
-                    reasons[c["id"]][f"not scored: {c['detail']}"] += 1
-                continue
             row["total"] += 1
+            row["unscored"] += c.get("scored", True) is False
             if c.get("pass") is True:
                 row["passed"] += 1
             else:
@@ -134,10 +136,13 @@ def _check_rows(trials: list) -> list:
     out = []
     for cid, row in info.items():
         parts = [f"{text} (×{n})" if n > 1 else text for text, n in reasons[cid].most_common(5)]
-        extra = len(reasons[cid]) - 5
-        if extra > 0:
-            parts.append(f"… {extra} more")
-        row["reasons"] = "; ".join(parts) if parts else ("passed every time" if row["total"] else "")
+        if len(reasons[cid]) > 5:
+            parts.append(f"… {len(reasons[cid]) - 5} more")
+        if not parts:
+            parts.append("passed every time")
+        if row["unscored"]:
+            parts.append(f"not scored in {row['unscored']} of {row['total']} (already held at the start)")
+        row["reasons"] = "; ".join(parts)
         out.append(row)
     return out
 

@@ -92,17 +92,21 @@ def pick_tasks(available: list, wanted: list | None) -> list:
     return [t for t in available if t in out]
 
 
-def run_eval(config: EvalConfig, *, console: Console | None = None, progress: bool = True) -> EvalResult:
-    """Run the benchmark and return its run id and statistics."""
+def run_eval(config: EvalConfig, *, console: Console | None = None, out: Console | None = None,
+             progress: bool = True) -> EvalResult:
+    """Run the benchmark and return its run id and statistics. Progress goes
+    to ``console`` (stderr by default), the closing table to ``out`` (stdout)."""
     console = console or Console(stderr=True)
+    out = out or Console()
     if config.urls:
-        return asyncio.run(_run(config, list(config.urls), console, progress, local=False))
-    console.print("[dim]no --url: starting a local server for this run[/]")
+        return asyncio.run(_run(config, list(config.urls), console, out, progress, local=False))
+    console.print("[dim]no server URL: starting a local server for this run[/]")
     with local_server() as url:
-        return asyncio.run(_run(config, [url], console, progress, local=True))
+        return asyncio.run(_run(config, [url], console, out, progress, local=True))
 
 
-async def _run(cfg: EvalConfig, urls: list, console: Console, show_progress: bool, local: bool) -> EvalResult:
+async def _run(cfg: EvalConfig, urls: list, console: Console, out: Console, show_progress: bool,
+               local: bool) -> EvalResult:
     agent = agents.load(cfg.agent)
     is_async = agents.is_async(agent)
     agent_name = cfg.agent_name or cfg.agent
@@ -113,13 +117,16 @@ async def _run(cfg: EvalConfig, urls: list, console: Console, show_progress: boo
         titles = {t["id"]: t.get("title", "") for t in world.get("tasks", [])}
         task_ids = pick_tasks(list(titles), cfg.tasks)
         jobs = [(t, s, k) for t in task_ids for s in cfg.seeds for k in range(cfg.trials)]
+        if agent is agents.reference and task_ids:
+            # A world of another version would fail every trial: say so once, before the run.
+            agents.reference_setup(cfg.world, world.get("version"), task_ids[0], cfg.seeds[0])
         store = Store(cfg.data_dir)
         run_id = store.create_run(
             world=cfg.world, world_version=world.get("version"), agent=cfg.agent, agent_name=agent_name,
             trials=cfg.trials, server_version=health.get("version"), server_core=health.get("core"),
             server_url=("local: " if local else "") + ", ".join(urls), client_version=client_version,
             meta={"tasks": task_ids, "seeds": cfg.seeds, "titles": {t: titles[t] for t in task_ids},
-                  "concurrency": concurrency, "user_sim": cfg.user_sim},
+                  "concurrency": concurrency, "user_sim": cfg.user_sim, "tools": world.get("tools", [])},
         )
         console.print(
             f"[bold]{run_id}[/]: {cfg.world} {world.get('version')} on sandworld {health.get('version')} "
@@ -150,14 +157,16 @@ async def _run(cfg: EvalConfig, urls: list, console: Console, show_progress: boo
                 await asyncio.gather(*(one(j) for j in jobs))
             status = "finished"
         finally:
+            store.update_meta(run_id, policies=trial.policies)
             store.finish_run(run_id, status)
             if sync_client is not None:
                 sync_client.close()
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
         per_task, overall = summarize(store.trials(run_id), cfg.trials, task_ids)
-        console.print(table(per_task, overall, cfg.trials, title=f"{run_id} · {cfg.world} · {cfg.agent}",
-                            titles=titles), soft_wrap=False)
+        # Task titles only where they fit on one line.
+        out.print(table(per_task, overall, cfg.trials, title=f"{run_id} · {cfg.world} · {cfg.agent}",
+                        titles=titles if out.width >= 120 else None))
         db_path = store.path
         store.close()
         return EvalResult(run_id, per_task, overall, db_path)
@@ -169,6 +178,7 @@ class _Trial:
     def __init__(self, cfg, agent, is_async, agent_name, client, sync_client, pool):
         self.cfg, self.agent, self.is_async, self.agent_name = cfg, agent, is_async, agent_name
         self.client, self.sync_client, self.pool = client, sync_client, pool
+        self.policies: dict = {}  # task_id -> the policy its episodes were given (for exports)
 
     async def run(self, task_id: str, seed: int, k: int) -> dict:
         row = {"task_id": task_id, "seed": seed, "trial": k, "status": "masked"}
@@ -180,6 +190,7 @@ class _Trial:
             row["error"] = f"could not start the episode: {e}"
             return row
         row.update(episode_id=obs.get("episode_id"), instruction=obs.get("instruction"), training=obs.training)
+        self.policies.setdefault(task_id, obs.get("policy"))
         evaluation, output = await self._agent(env, obs, row)
         if evaluation is None and row["status"] != "masked":
             try:

@@ -122,6 +122,12 @@ class Store:
                 ),
             )
 
+    def update_meta(self, run_id: str, **fields) -> None:
+        meta = self.run(run_id)["meta"]
+        meta.update(fields)
+        with self.db:
+            self.db.execute("UPDATE runs SET meta = ? WHERE run_id = ?", (json.dumps(meta), run_id))
+
     def finish_run(self, run_id: str, status: str = "finished") -> None:
         with self.db:
             self.db.execute("UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?", (status, _now(), run_id))
@@ -129,6 +135,12 @@ class Store:
     # -- reading -----------------------------------------------------------------------
 
     def run(self, run_id: str) -> dict:
+        """One run; ``latest`` names the newest."""
+        if run_id == "latest":
+            row = self.db.execute("SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
+            if row is None:
+                raise KeyError(f"no runs in {self.path} yet")
+            run_id = row["run_id"]
         row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
             known = [r["run_id"] for r in self.db.execute("SELECT run_id FROM runs ORDER BY created_at DESC LIMIT 5")]

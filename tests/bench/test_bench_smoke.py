@@ -1,0 +1,70 @@
+"""Every bench script runs with tiny parameters and prints its table.
+
+No timing is asserted: this machine is noisy, and the numbers live in
+bench/README.md. These only keep the suite runnable.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sw_runtime.bench_cmd import QUICK
+from tests.conftest import running_server
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+BENCH = ROOT / "bench"
+
+
+def run(*cmd, timeout=120) -> str:
+    r = subprocess.run([sys.executable, *map(str, cmd)], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    assert r.returncode == 0, f"{cmd} exited {r.returncode}:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    return r.stdout
+
+
+def test_bench_core_prints_its_table():
+    out = run(BENCH / "bench_core.py", *QUICK["core"])
+    assert "sandworld bench_core" in out
+    for label in ("cython: fork", "pure: fork", "write + digest", "full rehash"):
+        assert label in out
+
+
+def test_bench_memory_prints_its_table_on_the_pure_core():
+    out = run(BENCH / "bench_memory.py", "--core", "pure", *QUICK["memory"])
+    assert "sandworld bench_memory" in out and "per episode, just created" in out
+
+
+def test_bench_batch_prints_its_table():
+    out = run(BENCH / "bench_batch.py", *QUICK["batch"])
+    assert "sandworld bench_batch" in out
+    for label in ("(a) coinpurse /batch", "(b)", "(c) single /step", "(d) dummy noop", "(a)/(d)", "(a)/(c)",
+                  "(b)/(a)", "batch create", "latency p99", "batch submit"):
+        assert label in out, label
+
+
+def test_sandworld_bench_reports_json():
+    out = run("-m", "sw_runtime", "bench", "--quick", "--json", "--only", "core", "memory")
+    reports = json.loads(out)
+    assert [r["bench"] for r in reports] == ["bench_core", "bench_memory"]
+    for rep in reports:
+        assert {"nproc", "cpu", "memory", "python", "date"} <= set(rep["machine"])
+        assert rep["rows"] and all({"measure", "value", "unit", "target", "met"} <= set(r) for r in rep["rows"])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("locust") is None, reason="locust is in the bench extra")
+def test_locustfile_runs_headless(tmp_path):
+    with running_server() as url:
+        host = url.removesuffix("/api/v1")
+        run("-m", "locust", "-f", BENCH / "locustfile.py", "--headless", "-u", "6", "-r", "6", "-t", "3s",
+            "--host", host, "--csv", tmp_path / "smoke", "--only-summary", "--sw-batch-episodes", "20",
+            "--sw-batch-size", "20", timeout=60)
+    with open(tmp_path / "smoke_stats.csv", newline="") as f:
+        stats = {r["Name"]: r for r in csv.DictReader(f)}
+    assert int(stats["Aggregated"]["Failure Count"]) == 0
+    assert int(stats["create"]["Request Count"]) > 0 and int(stats["batch 20 calls"]["Request Count"]) > 0

@@ -1,0 +1,68 @@
+"""Tool-schema converters, on the tools a real server serves."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from sandworld import SandworldEnv
+from sandworld.tools import (
+    calls_from_anthropic, calls_from_openai, to_anthropic, to_mcp, to_openai_chat, to_openai_responses,
+)
+
+
+@pytest.fixture(scope="module")
+def served(api):
+    with SandworldEnv(api) as env:
+        return env.reset("coinpurse", task_id="cp-13", seed=0)
+
+
+def test_anthropic_shape(served):
+    tools = to_anthropic(served)
+    assert [t["name"] for t in tools] == [t["name"] for t in served.tools]
+    for mine, theirs in zip(tools, served.tools):
+        assert set(mine) == {"name", "description", "input_schema"}
+        assert mine["input_schema"] == theirs["parameters"] and mine["input_schema"]["type"] == "object"
+    assert "ask_user" in {t["name"] for t in tools}  # the episode's own list, simulated user included
+
+
+def test_openai_chat_shape(served):
+    tools = to_openai_chat(served.tools)
+    assert all(set(t) == {"type", "function"} and t["type"] == "function" for t in tools)
+    assert all(set(t["function"]) == {"name", "description", "parameters"} for t in tools)
+    assert tools[0]["function"]["parameters"] == served.tools[0]["parameters"]
+
+
+def test_openai_responses_shape_is_flat(served):
+    tools = to_openai_responses(served.tools)
+    assert all(set(t) == {"type", "name", "description", "parameters", "strict"} for t in tools)
+    assert all(t["type"] == "function" and t["strict"] is False for t in tools)
+
+
+def test_mcp_tools_list_shape(served):
+    listing = to_mcp(served.tools)
+    assert set(listing) == {"tools"}
+    assert all(set(t) == {"name", "description", "inputSchema"} for t in listing["tools"])
+    json.dumps(listing)  # a JSON-RPC result as it stands
+
+
+def test_converted_schemas_are_copies(served):
+    tools = to_anthropic(served)
+    tools[0]["input_schema"]["properties"]["mutated"] = {}
+    assert "mutated" not in served.tools[0]["parameters"]["properties"]
+
+
+def test_model_tool_calls_read_back_as_steps():
+    anthropic_content = [SimpleNamespace(type="text", text="Let me look."),
+                         SimpleNamespace(type="tool_use", id="toolu_1", name="list_requests", input={"status": "pending"}),
+                         {"type": "tool_use", "id": "toolu_2", "name": "get_balance", "input": {}}]
+    assert calls_from_anthropic(anthropic_content) == [("toolu_1", "list_requests", {"status": "pending"}),
+                                                      ("toolu_2", "get_balance", {})]
+    chat = [{"id": "call_1", "type": "function", "function": {"name": "pay_request", "arguments": '{"request_id": "rq-16"}'}}]
+    responses = [{"type": "function_call", "call_id": "call_2", "name": "get_balance", "arguments": "{}"}]
+    broken = [{"id": "call_3", "function": {"name": "get_balance", "arguments": "{not json"}}]
+    assert calls_from_openai(chat) == [("call_1", "pay_request", {"request_id": "rq-16"})]
+    assert calls_from_openai(responses) == [("call_2", "get_balance", {})]
+    assert calls_from_openai(broken) == [("call_3", "get_balance", {"_unparsed": "{not json"})]
