@@ -47,6 +47,7 @@ cdef class Store:
     cdef dict _cols
     cdef uint64_t _acc[4]
     cdef object _digest  # cached digest string, None after a write
+    cdef readonly unsigned long long version  # bumped by every write: a cheap "did this change?"
     cdef object __weakref__
 
     cdef _Col _col(self, object name)

@@ -546,6 +546,7 @@ cdef class Store:
         _ids_added(col, rid)
         _acc_add(self._acc, h)
         self._digest = None
+        self.version += 1
         return 0
 
     def insert(self, collection, rid, record):
@@ -567,6 +568,7 @@ cdef class Store:
             _acc_sub(self._acc, old.h)
         _acc_add(self._acc, h)
         self._digest = None
+        self.version += 1
 
     def update(self, collection, rid, fields):
         """Merge ``fields`` into a record (shallow) and return the new record."""
@@ -586,6 +588,7 @@ cdef class Store:
         _acc_sub(self._acc, old.h)
         _acc_add(self._acc, h)
         self._digest = None
+        self.version += 1
         return record
 
     def remove(self, collection, rid):
@@ -605,6 +608,7 @@ cdef class Store:
         _ids_removed(col, rid)
         _acc_sub(self._acc, old.h)
         self._digest = None
+        self.version += 1
         return old.record
 
     # -- forks, digests, dumps -----------------------------------------------
@@ -623,6 +627,7 @@ cdef class Store:
         child._cols = PyDict_Copy(self._cols)
         memcpy(child._acc, self._acc, sizeof(uint64_t) * 4)
         child._digest = self._digest
+        child.version = self.version
         return child
 
     def __reduce__(self):

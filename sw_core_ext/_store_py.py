@@ -155,11 +155,12 @@ class Store:
     ``update`` builds a new record instead.
     """
 
-    __slots__ = ("_cols", "_acc", "__weakref__")
+    __slots__ = ("_cols", "_acc", "version", "__weakref__")
 
     def __init__(self, data: dict | None = None, collections=()):
         self._cols = {}
         self._acc = 0
+        self.version = 0  # bumped by every write: a cheap "did this change?"
         for name in collections:
             self._add_collection(name)
         if data:
@@ -221,6 +222,7 @@ class Store:
         col.delta[rid] = (record, h)
         col.count += 1
         self._acc = (self._acc + h) & _MASK
+        self.version += 1
 
     def put(self, collection, rid, record) -> None:
         """Insert or replace a whole record."""
@@ -234,6 +236,7 @@ class Store:
             self._acc = (self._acc + h) & _MASK
         else:
             self._acc = (self._acc - old[1] + h) & _MASK
+        self.version += 1
 
     def update(self, collection, rid, fields):
         """Merge ``fields`` into a record (shallow) and return the new record."""
@@ -246,6 +249,7 @@ class Store:
         h = record_hash(collection, rid, record)
         col.delta[rid] = (record, h)
         self._acc = (self._acc - old[1] + h) & _MASK
+        self.version += 1
         return record
 
     def remove(self, collection, rid):
@@ -260,6 +264,7 @@ class Store:
             del col.delta[rid]
         col.count -= 1
         self._acc = (self._acc - old[1]) & _MASK
+        self.version += 1
         return old[0]
 
     # -- forks, digests, dumps -----------------------------------------------
@@ -274,6 +279,7 @@ class Store:
             cols[name] = _Col(col.base, {}, col.count)
         child._cols = cols
         child._acc = self._acc
+        child.version = self.version
         return child
 
     def __reduce__(self):

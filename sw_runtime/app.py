@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 
 from starlette.applications import Starlette
@@ -23,6 +24,7 @@ from .api import batch, catalog, episodes, forks, seeds, snapshots, state
 from .api.common import error_response, json_response
 from .config import Settings
 from .engine.engine import Engine
+from .worlds import registry
 
 log = logging.getLogger("sandworld.app")
 
@@ -53,6 +55,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        _settle_memory()
         sweeper = asyncio.create_task(_sweep_forever(engine))
         try:
             yield
@@ -70,6 +73,21 @@ def build_app(settings: Settings | None = None) -> Starlette:
     app.state.engine = engine
     app.state.settings = settings
     return app
+
+
+def _settle_memory() -> None:
+    """Garbage-collector discipline for a server that holds many live objects.
+
+    Everything loaded so far (worlds, modules) is moved out of the collector's
+    sight with ``gc.freeze()``, and the young generation is collected every
+    50,000 allocations instead of 700: with default thresholds a third of a
+    busy server's time went to the collector, walking the same long-lived
+    episodes again and again, with pauses of half a second.
+    """
+    registry()  # import every world before freezing
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 1000)
 
 
 async def _sweep_forever(engine: Engine) -> None:

@@ -33,20 +33,34 @@ class CreateEpisode(_Body):
     snapshot_id: str | None = None
 
 
-class Step(_Body):
+_NO_ARGS = msgspec.Raw(b"{}")
+
+
+class Step(_Body, gc=False):
     tool: str
-    arguments: Any = msgspec.field(default_factory=dict)
+    # Kept as the JSON the client sent: the tool's own decoder reads it
+    # straight into its params struct, and the trace stores these bytes.
+    arguments: msgspec.Raw = _NO_ARGS
     dry_run: bool = False
 
 
-class Call(_Body):
+class Call(_Body, gc=False):
     episode_id: str
     tool: str
-    arguments: Any = msgspec.field(default_factory=dict)
+    arguments: msgspec.Raw = _NO_ARGS
     dry_run: bool = False
 
 
 class Batch(_Body):
+    """A whole batch decoded in one pass (the fast path)."""
+
+    calls: list[Call]
+
+
+class LooseBatch(_Body):
+    """A batch whose calls are decoded one by one, so a malformed call fails
+    only its own slot (the path taken when the fast decode fails)."""
+
     calls: list[msgspec.Raw]
 
 
@@ -113,7 +127,7 @@ def decode(kind, body: bytes, *, empty_ok: bool = False):
             msgspec.json.decode(body)
         except msgspec.DecodeError as bad:
             raise errors.InvalidJson(f"the request body is not valid JSON: {bad}") from None
-        raise errors.InvalidRequest(_explain(e)) from None
+        raise errors.InvalidRequest(explain(e)) from None
     except msgspec.DecodeError as e:
         raise errors.InvalidJson(f"the request body is not valid JSON: {e}") from None
 
@@ -123,7 +137,7 @@ def decode_item(kind, raw: msgspec.Raw):
     try:
         return _decoder(kind).decode(raw)
     except msgspec.ValidationError as e:
-        raise errors.InvalidRequest(_explain(e)) from None
+        raise errors.InvalidRequest(explain(e)) from None
 
 
 def convert(kind, value):
@@ -131,10 +145,10 @@ def convert(kind, value):
     try:
         return msgspec.convert(value, kind)
     except msgspec.ValidationError as e:
-        raise errors.InvalidRequest(_explain(e)) from None
+        raise errors.InvalidRequest(explain(e)) from None
 
 
-def _explain(e: msgspec.ValidationError) -> str:
+def explain(e: msgspec.ValidationError) -> str:
     text = str(e)
     if text.startswith("Object contains unknown field"):
         field = text.split("`")[1] if "`" in text else "?"

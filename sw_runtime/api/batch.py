@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import msgspec
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import errors, schemas
 from ..engine.users import ASK_USER
 from .common import API, endpoint, json_response, read_body
+from .episodes import created_body, prepare_user
 from .idempotency import idempotent
-from .episodes import prepare_user
-from .episodes import created_body
 
 
 def create_many(engine, items: list) -> list:
@@ -78,19 +78,36 @@ async def _prepare_users(engine, calls: list) -> list:
     pending: dict = {}
     out = []
     for call in calls:
-        if not isinstance(call, errors.ApiError) and call.tool == ASK_USER:
+        if not isinstance(call, errors.ApiError) and call.tool == ASK_USER and not call.dry_run:
             asked = pending.setdefault(call.episode_id, [])
             try:
-                await prepare_user(engine, call.episode_id, call.arguments, asked)
+                arguments = msgspec.json.decode(call.arguments)
+            except msgspec.DecodeError:
+                arguments = None  # the engine answers invalid_arguments
+            try:
+                await prepare_user(engine, call.episode_id, arguments, asked)
             except errors.ApiError as e:
                 e.extra.setdefault("episode_id", call.episode_id)
                 out.append(e)
                 continue
-            question = call.arguments.get("question") if isinstance(call.arguments, dict) else None
+            question = arguments.get("question") if isinstance(arguments, dict) else None
             if isinstance(question, str):
                 asked.append(question)
         out.append(call)
     return out
+
+
+_fast_decode = msgspec.json.Decoder(schemas.Batch).decode
+_call_decoder = msgspec.json.Decoder(schemas.Call)
+
+
+def _decode_call(raw):
+    try:
+        return _call_decoder.decode(raw)
+    except msgspec.ValidationError as e:
+        return errors.InvalidRequest(schemas.explain(e))
+    except msgspec.DecodeError as e:  # cannot happen inside valid JSON, but say so if it does
+        return errors.InvalidJson(f"a call is not valid JSON: {e}")
 
 
 def routes(engine, settings) -> list:
@@ -98,20 +115,22 @@ def routes(engine, settings) -> list:
 
     @endpoint
     async def batch(request: Request):
-        req = schemas.decode(schemas.Batch, await read_body(request, limit))
-        if len(req.calls) > settings.max_batch:
-            raise errors.InvalidRequest(f"{len(req.calls)} calls in one batch; at most {settings.max_batch}: split it")
-        calls = []
-        for raw in req.calls:
-            # Each call is decoded on its own, so one malformed call fails
-            # only its own slot.
-            try:
-                calls.append(schemas.convert(schemas.Call, msgspec.json.decode(raw)))
-            except errors.ApiError as e:
-                calls.append(e)
-        if any(not isinstance(c, errors.ApiError) and c.tool == ASK_USER for c in calls):
-            calls = await _prepare_users(engine, calls)
-        return json_response({"results": engine.batch(calls)})
+        body = await read_body(request, limit)
+        try:
+            calls = _fast_decode(body)  # the whole batch in one typed pass
+        except msgspec.DecodeError:
+            # Something is off: decode call by call, so a malformed call
+            # fails only its own slot (and bad JSON is still invalid_json).
+            calls = [_decode_call(raw) for raw in schemas.decode(schemas.LooseBatch, body).calls]
+        else:
+            calls = calls.calls
+        if len(calls) > settings.max_batch:
+            raise errors.InvalidRequest(f"{len(calls)} calls in one batch; at most {settings.max_batch}: split it")
+        for c in calls:
+            if not isinstance(c, errors.ApiError) and c.tool == ASK_USER:
+                calls = await _prepare_users(engine, calls)
+                break
+        return Response(engine.batch_json(calls), media_type="application/json")
 
     @endpoint
     @idempotent("batch.create")

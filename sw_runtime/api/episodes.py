@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import msgspec
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import schemas
@@ -73,7 +75,7 @@ def routes(engine, settings) -> list:
     async def show_episode(request: Request):
         ep = engine.get(request.path_params["id"])
         body = ep.summary()
-        body["trace"] = ep.trace
+        body["trace"] = ep.trace.entries()
         body["evaluation"] = ep.evaluation
         return json_response(body)
 
@@ -81,9 +83,14 @@ def routes(engine, settings) -> list:
     async def step(request: Request):
         req = schemas.decode(schemas.Step, await read_body(request, limit))
         eid = request.path_params["id"]
-        if req.tool == ASK_USER:
-            await prepare_user(engine, eid, req.arguments)
-        return json_response(engine.step(eid, req.tool, req.arguments, req.dry_run))
+        args_json = bytes(req.arguments)
+        if req.tool == ASK_USER and not req.dry_run:
+            try:
+                arguments = msgspec.json.decode(args_json)
+            except msgspec.DecodeError:
+                arguments = None
+            await prepare_user(engine, eid, arguments)
+        return Response(engine.step_json(eid, req.tool, args_json, req.dry_run), media_type="application/json")
 
     @endpoint
     @idempotent("episodes.submit")

@@ -12,16 +12,17 @@ import time
 from collections import OrderedDict
 from datetime import datetime, timezone
 
+import msgspec
+import orjson
+
 from .. import errors
 from ..config import Settings
+from ..verify import custom
 from ..verify.evaluate import Facts
 from ..verify.judge import Judge
-from ..verify.score import evaluate
+from ..verify.score import baseline, evaluate
 from ..worlds import get_world
-from ..verify import custom
-from ..verify.score import baseline
-from . import faults
-from . import custom_seeds
+from . import custom_seeds, faults
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, Episode
 from .idempotency import IdempotencyKeys
@@ -33,6 +34,21 @@ from .users import LlmUsers, ScriptedUser
 log = logging.getLogger("sandworld.engine")
 
 _FORGET_EVICTED = 100_000  # ids of evicted episodes remembered, to say why they are gone
+
+
+_dumps = orjson.dumps
+_loads = orjson.loads
+_Raw = msgspec.Raw
+
+
+def _args_json(arguments) -> bytes:
+    """A call's arguments as JSON bytes, from the wire (Raw) or from Python."""
+    if type(arguments) is _Raw:
+        return bytes(arguments)
+    try:
+        return _dumps(arguments)
+    except TypeError:
+        return b"null"  # not JSON at all: the tool's schema refuses it
 
 
 def _wall_now() -> str:
@@ -150,27 +166,47 @@ class Engine:
         return ep
 
     def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
+        """One call, its arguments as a Python value; the answer as a dict."""
+        return _loads(self.step_json(episode_id, tool, _args_json(arguments), dry_run))
+
+    def step_json(self, episode_id: str, tool: str, args_json: bytes, dry_run: bool = False) -> bytes:
+        """One call, its arguments as JSON; the answer as JSON."""
+        ep = self.get(episode_id)
         if dry_run:
-            return preview(self.get(episode_id), tool, arguments)
-        return self.get(episode_id).call(tool, arguments)
+            return _dumps(preview(ep, tool, _loads(args_json)))
+        return ep.answer(tool, args_json) + b"}"
 
     def batch(self, calls) -> list:
-        """Run calls in order; a call that cannot run fails in its own slot."""
-        out = []
+        """``batch_json`` with the results as dicts."""
+        return _loads(self.batch_json(calls))["results"]
+
+    def batch_json(self, calls) -> bytes:
+        """Run calls in order and answer ``{"results": [...]}`` as JSON.
+
+        Each call is a ``schemas.Call`` (or the ``ApiError`` that decoding it
+        raised); one that cannot run fails in its own slot. Results are
+        encoded once, by the episode, and joined here.
+        """
+        parts = []
+        episodes = self.episodes
         for call in calls:
             if isinstance(call, errors.ApiError):
                 slot = call.slot()
-                out.append({"episode_id": slot.pop("episode_id", None), "ok": False, "error": slot})
+                parts.append(_dumps({"episode_id": slot.pop("episode_id", None), "ok": False, "error": slot}))
                 continue
+            ep = episodes.get(call.episode_id)
             try:
-                ep = self.get(call.episode_id)
-                res = preview(ep, call.tool, call.arguments) if call.dry_run else ep.call(call.tool, call.arguments)
+                if ep is None:
+                    ep = self.get(call.episode_id)  # raises not_found, saying why
+                if call.dry_run:
+                    res = preview(ep, call.tool, _loads(_args_json(call.arguments)))
+                    res["episode_id"] = ep.id
+                    parts.append(_dumps(res))
+                else:
+                    parts.append(ep.answer(call.tool, _args_json(call.arguments)) + ep.id_tail)
             except errors.ApiError as e:
-                out.append({"episode_id": call.episode_id, "ok": False, "error": e.slot()})
-                continue
-            res["episode_id"] = call.episode_id
-            out.append(res)
-        return out
+                parts.append(_dumps({"episode_id": call.episode_id, "ok": False, "error": e.slot()}))
+        return b'{"results":[' + b",".join(parts) + b"]}"
 
     def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None) -> dict:
         """Score and close an episode. ``verdicts`` holds the judge's answers to

@@ -1,9 +1,11 @@
 """One episode: a world's state, the clock, the trace, and one call at a time.
 
-Nothing here knows about HTTP. ``call`` runs one tool call and returns the
-step's answer as a dict; refusals and bad arguments are ``ok: false`` results,
-never exceptions. Conditions that stop a call before it runs (a closed
-episode, the step limit) raise ``ApiError``s.
+Nothing here knows about HTTP. ``answer`` runs one tool call and returns the
+step's answer as JSON bytes (the hot path: arguments decoded straight into
+the tool's params struct, the result encoded once); ``call`` is the same as a
+dict. Refusals and bad arguments are ``ok: false`` results, never exceptions.
+Conditions that stop a call before it runs (a closed episode, the step
+limit) raise ``ApiError``s.
 """
 
 from __future__ import annotations
@@ -12,11 +14,26 @@ import logging
 import time
 
 import msgspec
+import orjson
 
 from .. import errors
 from ..worlds.tool import Context, Refused
 from . import faults
+from .trace import Trace
 from .users import ASK_USER, ASK_USER_TOOL
+
+_dumps = orjson.dumps
+_loads = orjson.loads
+_monotonic = time.monotonic
+_NOT_JSON = _dumps({"code": "internal_error", "message": "the tool answered a value that is not JSON; "
+                    "this is a bug in the world"})
+
+
+def _loads_lenient(data: bytes):
+    try:
+        return _loads(data)
+    except orjson.JSONDecodeError:
+        return None
 
 log = logging.getLogger("sandworld.engine")
 
@@ -28,12 +45,13 @@ class Episode:
         "id", "world", "task", "seed", "setup", "checks", "start_passes", "start", "store",
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
-        "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "__weakref__",
+        "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
                  agent_name, created_at, step_limit, clock, signals=False, fault_profile=None):
         self.id = id
+        self.id_tail = b',"episode_id":"' + id.encode() + b'"}'  # closes a /batch result
         self.world = world
         self.task = task
         self.seed = seed
@@ -46,7 +64,7 @@ class Episode:
         self.digest = seed_digest
         self.steps = 0
         self.status = OPEN
-        self.trace = []  # one dict per answered call
+        self.trace = Trace()
         self.calls = []  # (tool, ok, mutated): what the checks read
         self.agent_name = agent_name
         self.created_at = created_at
@@ -76,68 +94,86 @@ class Episode:
             )
 
     def call(self, tool_name: str, arguments) -> dict:
-        """Run one tool call as the next step and answer it."""
-        self.check_open()
-        self.touched = time.monotonic()
+        """Run one tool call as the next step and answer it as a dict."""
+        try:
+            args_json = _dumps(arguments)
+        except TypeError:
+            args_json = b"null"  # not JSON: the tool's schema refuses it
+        return _loads(self.answer(tool_name, args_json) + b"}")
+
+    def answer(self, tool_name: str, args_json: bytes) -> bytes:
+        """Run one tool call, its arguments given as JSON, as the next step.
+
+        Answers the step's JSON object *without its closing brace*, so that
+        /batch can add ``episode_id`` without decoding anything; the result
+        is encoded once, here, and the trace keeps those same bytes.
+        """
+        if self.status != OPEN or self.steps >= self.step_limit:
+            self.check_open()  # raises, saying which
+        self.touched = _monotonic()
         self.steps = n = self.steps + 1
         at = self.clock[n]
         tool = self.world.tools_by_name.get(tool_name)
         mutated = schema_valid = False
-        reactions = ()
+        reactions = None
         fault = None
-        if tool_name == ASK_USER and self.user is not None:
-            ok, payload = self.user.answer(self, arguments)
-            schema_valid = ok or payload.get("code") != "invalid_arguments"
-        elif tool is None:
-            ok, payload = False, {
-                "code": "unknown_tool",
-                "message": f"no tool {tool_name!r} in {self.world.name}; "
-                f"the episode's tools are: {', '.join(self.tool_names())}",
-            }
-        else:
-            args, error = decode_args(tool, arguments)
-            schema_valid = error is None
-            if error is not None:
-                ok, payload = False, error
-            elif self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
-                    and faults.hits(self.fault_profile, self.seed, n):
-                fault = self.fault_profile
-                ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
+        if tool is None:
+            tool_json = _dumps(tool_name)
+            if tool_name == ASK_USER and self.user is not None:
+                ok, payload = self.user.answer(self, _loads_lenient(args_json))
+                schema_valid = ok or payload.get("code") != "invalid_arguments"
             else:
-                if self.stale is not None and tool.writes:
-                    self.stale = self.store.fork()  # what a stale read will see next
-                ok, payload, mutated, reactions = self._run(tool, args, n, at, self.store)
-        answer = {"step": n, "tool": tool_name, "ok": ok, ("result" if ok else "error"): payload, "at": at}
-        if reactions and fault is None:
-            answer["reactions"] = reactions
-        self.calls.append((tool_name, ok, mutated))
-        entry = {
-            "seq": n,
-            "at": at,
-            "tool": tool_name,
-            "arguments": arguments,
-            "ok": ok,
-            ("result" if ok else "error"): payload,
-            "mutated": mutated,
-            "state_digest": self.digest,
-            "reactions": list(reactions),
-        }
-        if fault is not None:
-            entry["fault"] = fault
+                ok, payload = False, {
+                    "code": "unknown_tool",
+                    "message": f"no tool {tool_name!r} in {self.world.name}; "
+                    f"the episode's tools are: {', '.join(self.tool_names())}",
+                }
+        else:
+            tool_json = tool.name_json
+            try:
+                args = tool.decoder.decode(args_json)
+            except msgspec.DecodeError as e:  # ValidationError is a DecodeError too
+                ok, payload = False, {"code": "invalid_arguments", "message": f"invalid arguments for {tool.name}: {e}"}
+            else:
+                schema_valid = True
+                if self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
+                        and faults.hits(self.fault_profile, self.seed, n):
+                    fault = self.fault_profile
+                    ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
+                else:
+                    if self.stale is not None and tool.writes:
+                        self.stale = self.store.fork()  # what a stale read will see next
+                    ok, payload, mutated, reactions = self._run(tool, args, n, at, self.store)
+        try:
+            payload_json = _dumps(payload)
+        except TypeError:  # a world answered something that is not JSON: a bug in the world
+            log.error("tool %s.%s answered a value that is not JSON", self.world.name, tool_name)
+            ok, payload_json = False, _NOT_JSON
+        reactions_json = _dumps(reactions) if reactions else None
+        signals_json = None
         if self.tracker is not None:
-            answer["signals"] = entry["signals"] = self.tracker.after_step(self, schema_valid, mutated, fault)
-        self.trace.append(entry)
-        return answer
+            signals_json = _dumps(self.tracker.after_step(self, schema_valid, mutated, fault))
+        self.calls.append((tool_name, ok, mutated))
+        self.trace.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
+                           reactions_json, signals_json, fault))
+        out = b'{"step":%d,"tool":%b,%b%b,"at":"%b"' % (
+            n, tool_json, b'"ok":true,"result":' if ok else b'"ok":false,"error":', payload_json, at.encode())
+        if reactions_json is not None and fault is None:
+            out += b',"reactions":' + reactions_json
+        if signals_json is not None:
+            out += b',"signals":' + signals_json
+        return out
 
     def _run(self, tool, args, n: int, at: str, store):
         """Run a decoded call against ``store``; answer (ok, payload, mutated, reactions)."""
-        before = store.accumulator
-        ctx = Context(store, n, at, self.world.epoch_ms + n * 1000 * self.world.seconds_per_step, self.seed)
+        before = store.version
+        world = self.world
+        ctx = Context(store, n, at, world.epoch_ms + n * 1000 * world.seconds_per_step, self.seed)
         reactions = ()
         try:
             result = tool.fn(ctx, args)
             ok, payload = True, result
-            rules = self.world.reactions_by_tool.get(tool.name)
+            rules = world.reactions_by_tool.get(tool.name) if world.reactions_by_tool else None
             if rules:
                 reactions = [rx for rule in rules for rx in (rule.fire(ctx, args, result) or ())]
         except Refused as r:
@@ -148,9 +184,13 @@ class Episode:
                 "code": "internal_error",
                 "message": f"the tool {tool.name} failed inside the server; this is a bug in the world",
             }
-        mutated = store is self.store and store.accumulator != before
-        if mutated:
-            self.digest = store.digest()
+        mutated = False
+        if store.version != before and store is self.store:
+            # Something was written; the digest says whether the state changed
+            # (a write of equal values leaves it as it was).
+            digest = store.digest()
+            mutated = digest != self.digest
+            self.digest = digest
         return ok, payload, mutated, reactions
 
     def _faulted(self, tool, args, n: int, at: str):

@@ -36,7 +36,7 @@ MAX_FORKS = 1024
 # Read-only for an episode's whole life: shared between an episode and its forks.
 _SHARED = ("world", "task", "setup", "checks", "start_passes", "start", "clock")
 # Set by ``clone`` itself.
-_OWN = ("id", "store", "trace", "born", "touched", "created_at", "forked_from")
+_OWN = ("id", "id_tail", "store", "trace", "born", "touched", "created_at", "forked_from")
 
 
 def _slots(obj) -> list:
@@ -89,14 +89,15 @@ def clone(src: Episode, new_id: str, *, inherited: bool) -> Episode:
             swap[id(value)] = value
     now = time.monotonic()
     child.id = new_id
+    child.id_tail = b',"episode_id":"' + new_id.encode() + b'"}'
     child.store = store
     if inherited:
-        child.trace = [e if e.get("inherited") else {**e, "inherited": True} for e in src.trace]
+        child.trace = src.trace.copy(inherited=True)
         child.forked_from = src.id
         child.born = child.touched = now
         child.created_at = _wall_now()
     else:
-        child.trace = list(src.trace)
+        child.trace = src.trace.copy(inherited=False)
         child.forked_from = getattr(src, "forked_from", None)
         child.born, child.touched, child.created_at = src.born, now, src.created_at
     for name in _slots(src):

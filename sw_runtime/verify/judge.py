@@ -43,7 +43,7 @@ class Judge:
 
     def _prompt(self, ep, check, output: str) -> list:
         calls = []
-        for e in ep.trace[:_MAX_TRACE]:
+        for e in ep.trace.entries(0, _MAX_TRACE):
             outcome = "ok" if e["ok"] else f"error {e['error'].get('code')}"
             calls.append(f"{e['seq']}. {e['tool']} {orjson.dumps(e['arguments']).decode()[:300]} -> {outcome}")
         if len(ep.trace) > _MAX_TRACE:

@@ -70,6 +70,15 @@ class Tool:
     fn: Callable[[Context, Any], Any]
     writes: bool
     schema: dict = field(repr=False, default_factory=dict)
+    # Decodes a call's JSON arguments straight into ``params`` (typed, fast).
+    decoder: Any = field(init=False, repr=False, compare=False)
+    name_json: bytes = field(init=False, repr=False, compare=False)  # the name as JSON, for answers
+
+    def __post_init__(self):
+        object.__setattr__(self, "decoder", msgspec.json.Decoder(self.params))
+        object.__setattr__(self, "name_json", msgspec.json.encode(self.name))
+        if not self.schema:
+            object.__setattr__(self, "schema", json_schema(self.params))
 
     def definition(self) -> dict:
         """The tool as served: the Messages API shape ``{name, description, parameters}``."""

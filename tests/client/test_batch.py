@@ -15,7 +15,8 @@ NO_ROUTE = {"error": {"code": "not_found", "message": "no route POST /api/v1/bat
 
 def test_step_many_returns_results_in_call_order(api):
     with BatchStepper(base_url=api) as stepper:
-        a, b, c = stepper.reset([{"environment": "coinpurse", "task_id": t, "seed": 2} for t in ("cp-01", "cp-04", "cp-12")])
+        specs = [{"environment": "coinpurse", "task_id": t, "seed": 2} for t in ("cp-01", "cp-04", "cp-12")]
+        a, b, c = stepper.reset(specs)
         calls = [(a, "get_balance", {}), (b, "list_requests", {"status": "pending"}), (a, "list_contacts", {}),
                  (c, "get_balance", {}), (a, "get_balance", {})]
         results = stepper.step_many(calls)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from sandworld.evaluation.agents import reference_setup
+from sw_core_ext import Store
 from sw_runtime.worlds import registry
 from tests.client.helpers import fake_messages_api, serve_app
 from tests.conftest import free_port
@@ -70,8 +71,6 @@ def test_anthropic_agent_loop_solves_a_task_against_a_stand_in_model(api):
     the reference solution as tool_use blocks; the example runs each block as
     a step, feeds results back and submits the model's final text."""
     world = registry()["coinpurse"]
-    from sw_core_ext import Store
-
     digest = Store(world.generate(2), collections=world.collections).digest()
     setup = reference_setup("coinpurse", world.version, "cp-12", 2, digest)
     seen: list = []

@@ -55,12 +55,15 @@ def test_converted_schemas_are_copies(served):
 
 
 def test_model_tool_calls_read_back_as_steps():
-    anthropic_content = [SimpleNamespace(type="text", text="Let me look."),
-                         SimpleNamespace(type="tool_use", id="toolu_1", name="list_requests", input={"status": "pending"}),
-                         {"type": "tool_use", "id": "toolu_2", "name": "get_balance", "input": {}}]
+    anthropic_content = [
+        SimpleNamespace(type="text", text="Let me look."),
+        SimpleNamespace(type="tool_use", id="toolu_1", name="list_requests", input={"status": "pending"}),
+        {"type": "tool_use", "id": "toolu_2", "name": "get_balance", "input": {}},
+    ]
     assert calls_from_anthropic(anthropic_content) == [("toolu_1", "list_requests", {"status": "pending"}),
                                                       ("toolu_2", "get_balance", {})]
-    chat = [{"id": "call_1", "type": "function", "function": {"name": "pay_request", "arguments": '{"request_id": "rq-16"}'}}]
+    chat = [{"id": "call_1", "type": "function",
+             "function": {"name": "pay_request", "arguments": '{"request_id": "rq-16"}'}}]
     responses = [{"type": "function_call", "call_id": "call_2", "name": "get_balance", "arguments": "{}"}]
     broken = [{"id": "call_3", "function": {"name": "get_balance", "arguments": "{not json"}}]
     assert calls_from_openai(chat) == [("call_1", "pay_request", {"request_id": "rq-16"})]

@@ -66,8 +66,8 @@ def test_reaction_comes_back_on_the_step_and_is_not_a_step(engine):
     assert answer["step"] == 2
     assert answer["reactions"] == [{"id": "rx_ann", "user": "ann", "ts": "2026-01-01T00:00:14.000Z", "text": "On it."}]
     assert ep.steps == 2
-    entry = ep.trace[-1]
-    assert entry["reactions"] == answer["reactions"] and ep.trace[0]["reactions"] == []
+    entry = ep.trace.entries()[-1]
+    assert entry["reactions"] == answer["reactions"] and ep.trace.entries()[0]["reactions"] == []
     # the digest after the step includes the colleague's reply
     assert entry["state_digest"] == ep.store.digest() and ep.store.get("messages", "msg-s002-r1")["user"] == "ann"
     ev = engine.submit(ep.id, "")

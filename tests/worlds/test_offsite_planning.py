@@ -220,7 +220,7 @@ def test_erik_and_mari_answer_the_offsite_post_once_in_its_thread(engine):
                  {"channel": "C_LEADERSHIP", "text": "Booking the offsite now.", "thread_ts": ts},
                  {"channel": "C_GENERAL", "text": "Offsite on 13 November."}):
         assert "reactions" not in run("slack.chat.postMessage", **args)
-    trace = engine.get(run.ep.id).trace
+    trace = engine.get(run.ep.id).trace.entries()
     assert [len(t["reactions"]) for t in trace] == [0, 0, 2, 0, 0, 0, 0, 0]
 
 

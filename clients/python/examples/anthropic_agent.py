@@ -66,7 +66,8 @@ def run(client, model: str, environment: str, task: str, seed: int, max_turns: i
         results = []
         for call_id, name, arguments in calls:
             obs = env.step(name, arguments)
-            print(f"  step {obs.get('step')}: {name}({json.dumps(arguments)}) -> {'ok' if obs.ok else obs.error['code']}")
+            verdict = "ok" if obs.ok else obs.error["code"]
+            print(f"  step {obs.get('step')}: {name}({json.dumps(arguments)}) -> {verdict}")
             results.append({"type": "tool_result", "tool_use_id": call_id, "content": json.dumps(obs),
                             "is_error": not obs.ok})
         messages.append({"role": "user", "content": results})

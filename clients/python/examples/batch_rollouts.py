@@ -33,7 +33,8 @@ from sandworld.evaluation.agents import random_arguments, reference_setup
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--episodes", type=int, default=1000, help="how many episodes (default: %(default)s)")
-    p.add_argument("--seeds", type=int, default=50, help="seeds 0..N-1 are spread over the episodes (default: %(default)s)")
+    p.add_argument("--seeds", type=int, default=50,
+                   help="seeds 0..N-1 are spread over the episodes (default: %(default)s)")
     p.add_argument("--policy", choices=["reference", "random"], default="reference",
                    help="what each episode plays (default: %(default)s)")
     args = p.parse_args(argv)
@@ -83,7 +84,8 @@ def main(argv=None) -> int:
     table.add_column("requests", justify="right")
     table.add_column("seconds", justify="right")
     table.add_column("rate", justify="right")
-    table.add_row("create (/batch/episodes)", "1+", f"{t_created - t0:.3f}", f"{len(envs) / (t_created - t0):,.0f} episodes/s")
+    table.add_row("create (/batch/episodes)", "1+", f"{t_created - t0:.3f}",
+                  f"{len(envs) / (t_created - t0):,.0f} episodes/s")
     table.add_row("step (/batch)", str(requests), f"{t_stepped - t_planned:.3f}",
                   f"{steps / max(t_stepped - t_planned, 1e-9):,.0f} steps/s")
     table.add_row("submit (/batch/submit)", "1+", f"{t_done - t_stepped:.3f}",

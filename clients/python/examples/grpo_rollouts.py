@@ -136,10 +136,12 @@ def rollout_group(stepper: BatchStepper, task: str, seed: int, k: int, policy: S
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--tasks", default="cp-02,cp-04,cp-12", help="comma-separated coinpurse tasks (default: %(default)s)")
+    p.add_argument("--tasks", default="cp-02,cp-04,cp-12",
+                   help="comma-separated coinpurse tasks (default: %(default)s)")
     p.add_argument("--seeds", default="0-1", help="seeds, e.g. 0-1 or 0,5 (default: %(default)s)")
     p.add_argument("--group", type=int, default=8, metavar="K", help="rollouts per prompt (default: %(default)s)")
-    p.add_argument("--skill", type=float, default=0.6, help="how often the policy does the right thing (default: %(default)s)")
+    p.add_argument("--skill", type=float, default=0.6,
+                   help="how often the policy does the right thing (default: %(default)s)")
     p.add_argument("--from-prefix", type=int, default=0, metavar="N",
                    help="fork each group from one episode after N reference calls (default: no prefix)")
     p.add_argument("--seed", type=int, default=0, help="the policy's random seed (default: %(default)s)")

@@ -180,7 +180,7 @@ class _Routes:
             round_ = [(url, p[r]) for url, p in plans.items() if r < len(p)]
             answers = yield [Call("POST", url, "/batch", body={"calls": [c for _, c in chunk]})
                              for url, chunk in round_]
-            for (url, chunk), answer in zip(round_, answers):
+            for (_, chunk), answer in zip(round_, answers):
                 if isinstance(answer, BaseException):
                     raise answer
                 for (i, _), slot in zip(chunk, _results(answer, len(chunk))):

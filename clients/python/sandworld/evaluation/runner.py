@@ -198,6 +198,7 @@ class _Trial:
             except errors.SandworldError as e:
                 row["status"], row["error"] = "masked", _join(row.get("error"), f"submit failed: {e}")
         if evaluation is not None:
+            row["training"] = row["training"] or bool(evaluation.get("training"))
             row["status"] = "masked" if evaluation.get("mask_sample") else "scored"
             row.update(evaluation=dict(evaluation), output=output, **{
                 k: evaluation.get(k) for k in ("pass", "score", "steps", "write_steps", "tool_errors", "failure_kind")

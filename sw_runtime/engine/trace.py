@@ -1,0 +1,62 @@
+"""An episode's trace, kept compactly.
+
+Every answered call is one tuple of atoms and JSON bytes (the arguments and
+the result are stored as the JSON they were sent and answered as). Keeping
+decoded objects alive per call is what slows a rollout server down: the
+garbage collector walks them all, again and again. Dicts are built only when
+someone reads the trace.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+# A row: (seq, at, tool, args_json, ok, payload_json, mutated, state_digest,
+#         reactions_json | None, signals_json | None, fault | None)
+SEQ, AT, TOOL, ARGS, OK, PAYLOAD, MUTATED, DIGEST, REACTIONS, SIGNALS, FAULT = range(11)
+
+_loads = orjson.loads
+
+
+class Trace:
+    __slots__ = ("rows", "inherited")
+
+    def __init__(self, rows=None, inherited: int = 0):
+        self.rows = [] if rows is None else rows
+        self.inherited = inherited  # the first `inherited` rows came from a fork's source
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def append(self, row: tuple) -> None:
+        self.rows.append(row)
+
+    def copy(self, inherited: bool) -> "Trace":
+        """A copy for a fork (``inherited``: every row so far is marked inherited)
+        or for a throwaway twin (the marks stay as they are)."""
+        rows = list(self.rows)
+        return Trace(rows, len(rows) if inherited else self.inherited)
+
+    def entries(self, start: int = 0, stop: int | None = None) -> list:
+        """The rows as the API shows them."""
+        out = []
+        for row in self.rows[start:stop]:
+            e = {
+                "seq": row[SEQ],
+                "at": row[AT],
+                "tool": row[TOOL],
+                "arguments": _loads(row[ARGS]),
+                "ok": row[OK],
+                ("result" if row[OK] else "error"): _loads(row[PAYLOAD]),
+                "mutated": row[MUTATED],
+                "state_digest": row[DIGEST],
+                "reactions": _loads(row[REACTIONS]) if row[REACTIONS] is not None else [],
+            }
+            if row[SIGNALS] is not None:
+                e["signals"] = _loads(row[SIGNALS])
+            if row[FAULT] is not None:
+                e["fault"] = row[FAULT]
+            if row[SEQ] <= self.inherited:
+                e["inherited"] = True
+            out.append(e)
+        return out
