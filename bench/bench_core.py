@@ -5,9 +5,14 @@ Times, per operation:
   copy-on-write means a fork must not grow with the state);
 - a write (``update`` of one record) plus the state digest after it, on a fork;
 - the digest of a 100-record state and of a 100,000-record state (the digest
-  is kept incrementally, so it must not grow with the state either).
+  is kept incrementally, so it must not grow with the state either);
+- a write+fork chain on the 100,000-record state (each link writes, as a
+  payment would: update the account, insert a transaction; then forks and goes
+  on in the fork): mean and max µs per fork over ``--chain`` links. Every 24th
+  fork flattens the layer chain (``MAX_DEPTH``), so the max is that flattening.
 
-Each figure is the best of ``--repeat`` rounds of ``--number`` operations.
+Each figure is the best of ``--repeat`` rounds of ``--number`` operations
+(the chain: one run of ``--chain`` links).
 """
 
 from __future__ import annotations
@@ -46,7 +51,21 @@ def best(fn, number: int, repeat: int) -> float:
     return min(rounds)
 
 
-def measure(mod, small: int, large: int, number: int, repeat: int) -> dict:
+def chain(store, links: int) -> tuple:
+    """Mean and max seconds per fork along a write+fork chain of ``links`` links."""
+    link = store.fork()  # freeze the seed's records into the chain's first layer
+    times = []
+    clock = time.perf_counter
+    for i in range(links):
+        link.update("account", "acct", {"balance": i})
+        link.insert("transactions", f"chain-{i:06d}", {"id": f"chain-{i:06d}", "amount": i})
+        t = clock()
+        link = link.fork()
+        times.append(clock() - t)
+    return sum(times) / len(times), max(times)
+
+
+def measure(mod, small: int, large: int, number: int, repeat: int, links: int) -> dict:
     stores = {n: mod.Store(state(n), collections=COLLECTIONS) for n in (small, large)}
 
     def forks(store):
@@ -86,6 +105,7 @@ def measure(mod, small: int, large: int, number: int, repeat: int) -> dict:
         out[f"digest_{n}"] = best(digests(s), number, repeat)
         # a full rehash is what an incremental digest saves: few rounds, it is slow
         out[f"rehash_{n}"] = best(rehash(s), max(1, min(number, 200_000 // n)), min(repeat, 3))
+    out["chain_mean"], out["chain_max"] = chain(mod.Store(state(large), collections=COLLECTIONS), links)
     return out
 
 
@@ -93,7 +113,7 @@ def run(args, progress) -> list:
     results = {}
     for name in args.cores:
         mod = importlib.import_module(IMPLEMENTATIONS[name])
-        results[name] = measure(mod, args.small, args.large, args.number, args.repeat)
+        results[name] = measure(mod, args.small, args.large, args.number, args.repeat, args.chain)
         progress(name)
     us = 1e6
     rows = []
@@ -117,6 +137,13 @@ def run(args, progress) -> list:
         rows += pair("write + digest", "write_digest", note="update one record on a fork, then digest()")
         rows += pair("digest", "digest", note="digest() of an unchanged state (kept incrementally)")
         rows += pair("full rehash", "rehash", note="recompute_digest(): what the incremental digest avoids")
+        chain_note = f"{args.chain} links of update + insert + fork; every 24th fork flattens the layer chain"
+        rows += [
+            C.row(f"{name}: write+fork chain, {large:,} records, mean per fork", r["chain_mean"] * us, "µs",
+                  note=chain_note),
+            C.row(f"{name}: write+fork chain, {large:,} records, max per fork", r["chain_max"] * us, "µs",
+                  note="the worst fork of the chain: a flattening"),
+        ]
     return rows
 
 
@@ -129,6 +156,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--large", type=int, default=100_000, help="records in the large state")
     p.add_argument("--number", type=int, default=20_000, help="operations per round")
     p.add_argument("--repeat", type=int, default=5, help="rounds; the best counts")
+    p.add_argument("--chain", type=int, default=96, help="links of the write+fork chain (flattens every 24th)")
     C.common_args(p)
     return p
 

@@ -14,6 +14,7 @@ write after it touches only the record written.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left as _bisect_left
 
 import orjson
 
@@ -81,25 +82,84 @@ class _Layer:
 
     def live_ids(self) -> list:
         if self._ids is None:
-            if self.parent is None:
-                ids = [k for k, e in self.items.items() if e is not TOMB]
-            else:
-                live = set(self.parent.live_ids())
-                for k, e in self.items.items():
-                    if e is TOMB:
-                        live.discard(k)
-                    else:
-                        live.add(k)
-                ids = list(live)
-            ids.sort()
-            self._ids = ids
+            self._ids = _derive_ids(self, True)
         return self._ids
 
     def flattened(self) -> "_Layer":
-        items = {}
-        for rid in self.live_ids():
-            items[rid] = self.lookup(rid)
-        return _Layer(items, None)
+        """The chain ending here merged into one root layer, in one pass: the
+        root's dict copied, then each layer above it laid over the copy, bottom
+        up (later layers override, tombstones delete). A root holds no
+        tombstones: removing a record no layer holds deletes it from the delta."""
+        layers = []
+        layer = self
+        while layer.parent is not None:
+            layers.append(layer)
+            layer = layer.parent
+        items = layer.items.copy()
+        for layer in reversed(layers):
+            for rid, e in layer.items.items():
+                if e is TOMB:
+                    items.pop(rid, None)
+                else:
+                    items[rid] = e
+        flat = _Layer(items, None)
+        # Sorted ids only if some layer has them cached already (a cheap merge);
+        # otherwise the first scan sorts the flat layer's ids, once.
+        flat._ids = _derive_ids(self, False)
+        return flat
+
+
+def _derive_ids(layer: _Layer, sort_root: bool):
+    """The sorted live ids of ``layer``: those of the nearest layer at or below
+    it with cached ids (or of the root, sorted and cached there when
+    ``sort_root``, else None is returned), with the net changes of the layers
+    in between merged in. No layer in between computes or caches a list."""
+    above = []
+    while layer._ids is None and layer.parent is not None:
+        above.append(layer)
+        layer = layer.parent
+    ids = layer._ids
+    if ids is None:
+        if not sort_root:
+            return None
+        ids = [k for k, e in layer.items.items() if e is not TOMB]
+        ids.sort()
+        layer._ids = ids
+    if not above:
+        return ids
+    changes = {}
+    for upper in reversed(above):  # bottom up: later layers override
+        changes.update(upper.items)
+    edits = {}  # id -> True (now live, was not) or False (removed)
+    for rid, e in changes.items():
+        below = layer.lookup(rid)
+        was_live = below is not None and below is not TOMB
+        if e is TOMB:
+            if was_live:
+                edits[rid] = False
+        elif not was_live:
+            edits[rid] = True
+    if not edits:
+        return ids  # only updates: the same ids (lists are shared, never mutated)
+    return _merged_ids(ids, edits)
+
+
+def _merged_ids(ids: list, edits: dict) -> list:
+    """Sorted ``ids`` with ``edits`` applied (id -> True: add an id it lacks,
+    False: drop one it holds): slices of ``ids`` copied between the edits'
+    bisected positions, no re-sort."""
+    out = []
+    lo = 0
+    for rid in sorted(edits):
+        i = _bisect_left(ids, rid, lo)
+        out += ids[lo:i]
+        if edits[rid]:
+            out.append(rid)
+            lo = i
+        else:
+            lo = i + 1  # ids[i] == rid
+    out += ids[lo:]
+    return out
 
 
 class _Col:

@@ -150,10 +150,10 @@ class Episode:
             log.error("tool %s.%s answered a value that is not JSON", self.world.name, tool_name)
             ok, payload_json = False, _NOT_JSON
         reactions_json = _dumps(reactions) if reactions else None
+        self.calls.append((tool_name, ok, mutated))
         signals_json = None
         if self.tracker is not None:
-            signals_json = _dumps(self.tracker.after_step(self, schema_valid, mutated, fault))
-        self.calls.append((tool_name, ok, mutated))
+            signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault)
         self.trace.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
                            reactions_json, signals_json, fault))
         out = b'{"step":%d,"tool":%b,%b%b,"at":"%b"' % (

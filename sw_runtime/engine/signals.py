@@ -7,19 +7,23 @@
 - ``collateral_violation``: this step changed a record that no rule of the
   task's ``no_collateral`` checks allows.
 
-They are computed incrementally: state checks only when the state changed,
-trace checks on every step. Never show them to the policy.
+They are computed incrementally (see ``Signals``). Never show them to the
+policy.
 """
 
 from __future__ import annotations
 
+import orjson
+
 from ..verify import checks as C
-from ..verify.evaluate import Facts, collateral
-from ..verify.score import evaluate
+from ..verify.evaluate import Facts, collateral, run_check
+from ..verify.score import weighted
 
 # Fields that differ between any two correct runs (ids, times): not compared.
 _VOLATILE_NAMES = {"id", "at", "ts", "time", "timestamp"}
 
+_STATE_KINDS = (C.RecordExists, C.RecordAbsent, C.FieldEquals, C.FieldContains)
+_DIFF_KINDS = (C.WriteCount, C.NoWrites, C.NoCollateral)
 _TRACE_KINDS = (C.ActionCalled, C.ActionNotCalled)
 
 
@@ -66,11 +70,13 @@ class Reference:
                 done += rid in diff.get(coll, {}).get("updated", ())
         for coll, rid in self.removed:
             done += store.get(coll, rid) is None
+        created_ids = None
         for coll, wanted in self.created.items():
             made_ids = diff.get(coll, {}).get("created", ())
             if not made_ids:
                 continue
-            created_ids = {i for d in diff.values() for i in d["created"]}
+            if created_ids is None:
+                created_ids = {i for d in diff.values() for i in d["created"]}
             made = [_strip(store.get(coll, i), created_ids) for i in made_ids]
             for want in wanted:
                 for j, have in enumerate(made):
@@ -82,39 +88,61 @@ class Reference:
 
 
 class Signals:
-    """One episode's signal state."""
+    """One episode's signal state.
 
-    __slots__ = ("reference", "guards", "has_trace_checks", "progress", "ref_progress", "_seen")
+    Each check's last result is kept and recomputed only when what it reads
+    changed: a record or field check when this step changed its collection,
+    a diff check (write_count, no_writes, no_collateral) after any change, an
+    action check when its tool was called (from running counts). Output
+    checks cannot pass before submit, and a rubric is never asked mid-episode.
+    """
+
+    __slots__ = ("reference", "guards", "progress", "ref_progress", "_seen", "passes", "counts",
+                 "_by_collection", "_diff_checks", "_by_action", "_last_key", "_last_json")
 
     def __init__(self, ep, reference: Reference | None):
         self.reference = reference
         self.guards = [c for c in ep.checks if isinstance(c, C.NoCollateral)]
-        self.has_trace_checks = any(isinstance(c, _TRACE_KINDS) for c in ep.checks)
-        self.progress = 0.0
-        self.ref_progress = 0.0
-        self._seen = {}  # (collection, id) -> the record object last seen in the diff
-        if ep.checks or reference is not None:
-            self._update(ep, mutated=True)
-            self._seen = {}
+        self._last_key = self._last_json = None
+        self._by_collection = {}  # collection -> indexes of record/field checks on it
+        self._diff_checks = []
+        self._by_action = {}  # tool -> indexes of action checks naming it
+        for i, c in enumerate(ep.checks):
+            if isinstance(c, _STATE_KINDS):
+                self._by_collection.setdefault(c.collection, []).append(i)
+            elif isinstance(c, _DIFF_KINDS):
+                self._diff_checks.append(i)
+            elif isinstance(c, _TRACE_KINDS):
+                self._by_action.setdefault(c.action, []).append(i)
+        self.counts = {}
+        for tool, _ok, _m in ep.calls:
+            self.counts[tool] = self.counts.get(tool, 0) + 1
+        diff = ep.store.diff(ep.start)
+        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output="", diff=diff)
+        self.passes = [None if isinstance(c, C.Rubric) else run_check(c, facts)[0] for c in ep.checks]
+        self.progress = weighted(ep.checks, self.passes, ep.start_passes)[0] if ep.checks else 0.0
+        self.ref_progress = reference.progress(ep.store, diff) if reference is not None else 0.0
+        self._seen = {(coll, rid): ep.store.get(coll, rid)
+                      for coll, d in diff.items() for op in ("created", "updated", "removed") for rid in d[op]}
 
-    def _update(self, ep, mutated: bool) -> bool:
+    def _update(self, ep, tool: str, mutated: bool) -> bool:
         """Recompute after a step; answer whether the step made collateral changes."""
+        checks, passes = ep.checks, self.passes
+        dirty = False
+        self.counts[tool] = n = self.counts.get(tool, 0) + 1
+        for i in self._by_action.get(tool, ()):
+            passes[i] = (n > 0) if isinstance(checks[i], C.ActionCalled) else (n == 0)
+            dirty = True
         violation = False
-        diff = None
-        if mutated or self.has_trace_checks:
-            diff = ep.store.diff(ep.start)
-            facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output="", diff=diff)
-            if ep.checks:
-                self.progress = evaluate(ep.checks, facts, ep.start_passes)["score"]
         if mutated:
-            if self.reference is not None:
-                self.ref_progress = self.reference.progress(ep.store, diff)
+            store = ep.store
+            diff = store.diff(ep.start)
             seen = {}
             changed = {}
             for coll, d in diff.items():
                 for op in ("created", "updated", "removed"):
                     for rid in d[op]:
-                        obj = ep.store.get(coll, rid)
+                        obj = store.get(coll, rid)
                         seen[(coll, rid)] = obj
                         if self._seen.get((coll, rid), 0) is not obj:
                             changed.setdefault(coll, {"created": [], "updated": [], "removed": []})[op].append(rid)
@@ -122,15 +150,41 @@ class Signals:
             for key in self._seen.keys() - seen.keys():
                 changed.setdefault(key[0], {"created": [], "updated": [], "removed": []})["updated"].append(key[1])
             self._seen = seen
+            facts = Facts(start=ep.start, end=store, calls=ep.calls, output="", diff=diff)
+            for coll in changed:
+                for i in self._by_collection.get(coll, ()):
+                    passes[i] = run_check(checks[i], facts)[0]
+            for i in self._diff_checks:
+                passes[i] = run_check(checks[i], facts)[0]
+            dirty = True
+            if self.reference is not None:
+                self.ref_progress = self.reference.progress(store, diff)
             for guard in self.guards:
-                if collateral(guard, changed, ep.start, ep.store):
+                if collateral(guard, changed, ep.start, store):
                     violation = True
                     break
+        if dirty and checks:
+            self.progress = weighted(checks, passes, ep.start_passes)[0]
         return violation
+
+    def after_step_json(self, ep, schema_valid: bool, mutated: bool, fault) -> bytes:
+        """``after_step`` encoded. Most steps are reads that change nothing,
+        whose signals are the same bytes as the last such step's: reuse them."""
+        progress, ref_progress = self.progress, self.ref_progress
+        violation = self._update(ep, ep.calls[-1][0], mutated)
+        key = (schema_valid, mutated, violation, fault, self.progress, progress, self.ref_progress, ref_progress)
+        if key == self._last_key:
+            return self._last_json
+        out = orjson.dumps(self._body(schema_valid, mutated, violation, fault, progress, ref_progress))
+        self._last_key, self._last_json = key, out
+        return out
 
     def after_step(self, ep, schema_valid: bool, mutated: bool, fault) -> dict:
         progress, ref_progress = self.progress, self.ref_progress
-        violation = self._update(ep, mutated)
+        violation = self._update(ep, ep.calls[-1][0], mutated)
+        return self._body(schema_valid, mutated, violation, fault, progress, ref_progress)
+
+    def _body(self, schema_valid, mutated, violation, fault, progress, ref_progress) -> dict:
         return {
             "schema_valid": schema_valid,
             "state_mutated": mutated,

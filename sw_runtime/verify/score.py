@@ -25,24 +25,39 @@ def baseline(checks: list, start) -> list:
     return out
 
 
+def is_scored(check, at_start: bool, passed) -> bool:
+    """The denominator rule (see the module docstring)."""
+    return check.always_scored or not at_start or passed is not True
+
+
+def weighted(checks: list, passes: list, start_passes: list) -> tuple:
+    """``(score, all_pass)`` from each check's result (True, False or None)."""
+    total = earned = 0.0
+    all_pass = True
+    for check, passed, at_start in zip(checks, passes, start_passes):
+        if passed is not True:
+            all_pass = False
+        if is_scored(check, at_start, passed):
+            total += check.weight
+            if passed is True:
+                earned += check.weight
+    if total > 0:
+        return round(earned / total, 2), all_pass
+    return (1.0 if all_pass and checks else 0.0), all_pass
+
+
 def evaluate(checks: list, facts: Facts, start_passes: list | None = None) -> dict:
     """Run every check; answer ``{pass, score, checks}``."""
     if start_passes is None:
         start_passes = baseline(checks, facts.start)
     results = []
-    total = earned = 0.0
-    all_pass = True
+    passes = []
     for check, at_start in zip(checks, start_passes):
         passed, detail = run_check(check, facts)
-        scored = check.always_scored or not at_start or passed is not True
+        passes.append(passed)
+        scored = is_scored(check, at_start, passed)
         if not scored:
             detail = f"{detail} (already true at the start: not scored)"
-        else:
-            total += check.weight
-            if passed is True:
-                earned += check.weight
-        if passed is not True:
-            all_pass = False
         results.append(
             {
                 "id": check.id,
@@ -55,8 +70,5 @@ def evaluate(checks: list, facts: Facts, start_passes: list | None = None) -> di
                 "detail": detail,
             }
         )
-    if total > 0:
-        score = round(earned / total, 2)
-    else:
-        score = 1.0 if all_pass and checks else 0.0
+    score, all_pass = weighted(checks, passes, start_passes)
     return {"pass": bool(checks) and all_pass, "score": score, "checks": results}
