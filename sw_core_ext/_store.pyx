@@ -286,21 +286,8 @@ cdef class _Layer:
         self.depth = 1 if parent is None else parent.depth + 1
 
     cdef list live_ids(self):
-        cdef set live
-        cdef list ids
         if self._ids is None:
-            if self.parent is None:
-                ids = [k for k, e in self.items.items() if e is not _TOMB]
-            else:
-                live = set(self.parent.live_ids())
-                for k, e in self.items.items():
-                    if e is _TOMB:
-                        live.discard(k)
-                    else:
-                        live.add(k)
-                ids = list(live)
-            ids.sort()
-            self._ids = ids
+            self._ids = _derive_ids(self, True)
         return self._ids
 
     cdef list pairs(self):
@@ -311,18 +298,90 @@ cdef class _Layer:
         return self._pairs
 
     cdef _Layer flattened(self):
-        cdef list ids = self.live_ids()
-        cdef dict items = {}
-        for rid in ids:
-            items[rid] = _lookup(self, rid)
-        cdef _Layer layer = _Layer(items, None)
+        """The chain ending here merged into one root layer, in one pass: the
+        root's dict copied, then each layer above it laid over the copy, bottom
+        up (later layers override, tombstones delete). A root holds no
+        tombstones: removing a record no layer holds deletes it from the delta."""
+        cdef list layers = []
+        cdef _Layer layer = self
+        cdef dict items
+        while layer.parent is not None:
+            layers.append(layer)
+            layer = layer.parent
+        items = PyDict_Copy(layer.items)
+        for layer in reversed(layers):
+            for rid, e in layer.items.items():
+                if e is _TOMB:
+                    items.pop(rid, None)
+                else:
+                    items[rid] = e
+        cdef _Layer flat = _Layer(items, None)
+        # Sorted ids only if some layer has them cached already (``freeze``
+        # hands the top layer the collection's): a cheap merge. Otherwise the
+        # first scan sorts the flat layer's ids, once.
+        flat._ids = _derive_ids(self, False)
+        return flat
+
+
+cdef list _derive_ids(_Layer layer, bint sort_root):
+    """The sorted live ids of ``layer``: those of the nearest layer at or below
+    it with cached ids (or of the root, sorted and cached there when
+    ``sort_root``, else None is returned), with the net changes of the layers
+    in between merged in. No layer in between computes or caches a list."""
+    cdef list above = []
+    cdef list ids
+    cdef dict changes, edits
+    cdef _Layer upper
+    cdef _Entry below
+    while layer._ids is None and layer.parent is not None:
+        above.append(layer)
+        layer = layer.parent
+    ids = layer._ids
+    if ids is None:
+        if not sort_root:
+            return None
+        ids = [k for k, e in layer.items.items() if e is not _TOMB]
+        ids.sort()
         layer._ids = ids
-        return layer
+    if not above:
+        return ids
+    changes = {}
+    for upper in reversed(above):  # bottom up: later layers override
+        PyDict_Update(changes, upper.items)
+    edits = {}  # id -> True (now live, was not) or False (removed)
+    for rid, e in changes.items():
+        below = _lookup(layer, rid)
+        if e is _TOMB:
+            if below is not None and below is not _TOMB:
+                edits[rid] = False
+        elif below is None or below is _TOMB:
+            edits[rid] = True
+    if not edits:
+        return ids  # only updates: the same ids (lists are shared, never mutated)
+    return _merged_ids(ids, edits)
 
 
-cdef Py_ssize_t _bisect(list ids, object rid) except -1:
-    """Index of the first id >= rid in a sorted list."""
-    cdef Py_ssize_t lo = 0, hi = PyList_GET_SIZE(ids), mid
+cdef list _merged_ids(list ids, dict edits):
+    """Sorted ``ids`` with ``edits`` applied (id -> True: add an id it lacks,
+    False: drop one it holds): slices of ``ids`` copied between the edits'
+    bisected positions, no re-sort."""
+    cdef list out = []
+    cdef Py_ssize_t lo = 0, i
+    for rid in sorted(edits):
+        i = _bisect(ids, rid, lo)
+        out.extend(ids[lo:i])
+        if edits[rid]:
+            out.append(rid)
+            lo = i
+        else:
+            lo = i + 1  # ids[i] == rid
+    out.extend(ids[lo:])
+    return out
+
+
+cdef Py_ssize_t _bisect(list ids, object rid, Py_ssize_t lo=0) except -1:
+    """Index of the first id >= rid in a sorted list (from index ``lo``)."""
+    cdef Py_ssize_t hi = PyList_GET_SIZE(ids), mid
     while lo < hi:
         mid = (lo + hi) >> 1
         if ids[mid] < rid:

@@ -46,3 +46,18 @@ def test_readme_tour_runs_as_written():
     assert submit["pass"] is True and submit["score"] == 1.0
     assert {c["id"] for c in submit["checks"]} == {"original-paid", "copy-declined", "one-payment", "balance",
                                                   "no-collateral"}
+
+
+def test_readme_custom_checks_example_runs_as_written():
+    block = next(b for b in bash_blocks(ROOT / "README.md") if '"checks"' in b)
+    with running_server() as url:
+        script = "set -euo pipefail\n" + block.replace("http://127.0.0.1:8787/api/v1", url)
+        r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    read, pay, submit = json_values(r.stdout)
+    # scored weights: bill-paid 2, one-payment 1, balance 1, custom-1 1, custom-2 2 (output: only at submit)
+    assert read["signals"]["progress"] == round(1 / 7, 2)  # custom-1: list_requests was called
+    assert pay["signals"]["progress"] == round(5 / 7, 2)
+    assert pay["signals"]["reference_progress"] == 1.0
+    assert submit["pass"] is True and submit["score"] == 1.0 and submit["training"] is True
+    assert {"custom-1", "custom-2"} <= {c["id"] for c in submit["checks"]}
