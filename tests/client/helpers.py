@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tests.conftest import free_port
+from sandworld.local import free_port
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ import pytest
 
 from sandworld import Retry, SandworldClient, SandworldEnv, errors
 from tests.client.helpers import Fault, FaultProxy
-from tests.conftest import free_port
+from sandworld.local import free_port
 
 FAST = Retry(attempts=4, backoff=0.01, max_backoff=0.05)
 RATE_LIMITED = {"error": {"code": "rate_limited", "message": "slow down", "retry_after": 1}}
