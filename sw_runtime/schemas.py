@@ -120,11 +120,15 @@ def decode(kind, body: bytes, *, empty_ok: bool = False):
         raise errors.InvalidJson("the request body is empty; send a JSON object")
     try:
         return _decoder(kind).decode(body)
+    except RecursionError:
+        raise errors.InvalidJson("the request body nests too deeply; flatten it") from None
     except msgspec.ValidationError as e:
         # The typed decoder stops at the first wrong type, possibly before a
         # syntax error further on: malformed JSON must still say so.
         try:
             msgspec.json.decode(body)
+        except RecursionError:
+            raise errors.InvalidJson("the request body nests too deeply; flatten it") from None
         except msgspec.DecodeError as bad:
             raise errors.InvalidJson(f"the request body is not valid JSON: {bad}") from None
         raise errors.InvalidRequest(explain(e)) from None

@@ -82,7 +82,7 @@ async def _prepare_users(engine, calls: list) -> list:
             asked = pending.setdefault(call.episode_id, [])
             try:
                 arguments = msgspec.json.decode(call.arguments)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 arguments = None  # the engine answers invalid_arguments
             try:
                 await prepare_user(engine, call.episode_id, arguments, asked)
@@ -104,6 +104,8 @@ _call_decoder = msgspec.json.Decoder(schemas.Call)
 def _decode_call(raw):
     try:
         return _call_decoder.decode(raw)
+    except RecursionError:
+        return errors.InvalidJson("a call nests too deeply; flatten it")
     except msgspec.ValidationError as e:
         return errors.InvalidRequest(schemas.explain(e))
     except msgspec.DecodeError as e:  # cannot happen inside valid JSON, but say so if it does
@@ -118,7 +120,7 @@ def routes(engine, settings) -> list:
         body = await read_body(request, limit)
         try:
             calls = _fast_decode(body)  # the whole batch in one typed pass
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             # Something is off: decode call by call, so a malformed call
             # fails only its own slot (and bad JSON is still invalid_json).
             calls = [_decode_call(raw) for raw in schemas.decode(schemas.LooseBatch, body).calls]

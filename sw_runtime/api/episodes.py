@@ -87,7 +87,7 @@ def routes(engine, settings) -> list:
         if req.tool == ASK_USER and not req.dry_run:
             try:
                 arguments = msgspec.json.decode(args_json)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 arguments = None
             await prepare_user(engine, eid, arguments)
         return Response(engine.step_json(eid, req.tool, args_json, req.dry_run), media_type="application/json")

@@ -51,6 +51,15 @@ def _args_json(arguments) -> bytes:
         return b"null"  # not JSON at all: the tool's schema refuses it
 
 
+def _args_value(args_json: bytes):
+    """Arguments as a Python value; None (which every tool's schema refuses)
+    when they cannot be decoded."""
+    try:
+        return _loads(args_json)
+    except (orjson.JSONDecodeError, RecursionError):
+        return None
+
+
 def _wall_now() -> str:
     t = datetime.now(timezone.utc)
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
@@ -173,7 +182,7 @@ class Engine:
         """One call, its arguments as JSON; the answer as JSON."""
         ep = self.get(episode_id)
         if dry_run:
-            return _dumps(preview(ep, tool, _loads(args_json)))
+            return _dumps(preview(ep, tool, _args_value(args_json)))
         return ep.answer(tool, args_json) + b"}"
 
     def batch(self, calls) -> list:
@@ -199,7 +208,7 @@ class Engine:
                 if ep is None:
                     ep = self.get(call.episode_id)  # raises not_found, saying why
                 if call.dry_run:
-                    res = preview(ep, call.tool, _loads(_args_json(call.arguments)))
+                    res = preview(ep, call.tool, _args_value(_args_json(call.arguments)))
                     res["episode_id"] = ep.id
                     parts.append(_dumps(res))
                 else:

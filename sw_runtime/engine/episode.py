@@ -32,7 +32,7 @@ _NOT_JSON = _dumps({"code": "internal_error", "message": "the tool answered a va
 def _loads_lenient(data: bytes):
     try:
         return _loads(data)
-    except orjson.JSONDecodeError:
+    except (orjson.JSONDecodeError, RecursionError):
         return None
 
 log = logging.getLogger("sandworld.engine")
@@ -134,6 +134,9 @@ class Episode:
                 args = tool.decoder.decode(args_json)
             except msgspec.DecodeError as e:  # ValidationError is a DecodeError too
                 ok, payload = False, {"code": "invalid_arguments", "message": f"invalid arguments for {tool.name}: {e}"}
+            except RecursionError:
+                ok, payload = False, {"code": "invalid_arguments",
+                                      "message": f"invalid arguments for {tool.name}: nested too deeply"}
             else:
                 schema_valid = True
                 if self.fault_profile is not None and faults.applies(self.fault_profile, tool) \

@@ -18,6 +18,15 @@ SEQ, AT, TOOL, ARGS, OK, PAYLOAD, MUTATED, DIGEST, REACTIONS, SIGNALS, FAULT = r
 _loads = orjson.loads
 
 
+def _arguments(data: bytes):
+    """A call's arguments as sent; ones that cannot be read back (nested past
+    the decoder's depth) are shown as their text."""
+    try:
+        return _loads(data)
+    except (orjson.JSONDecodeError, RecursionError):
+        return {"unreadable_arguments": data[:200].decode(errors="replace")}
+
+
 class Trace:
     __slots__ = ("rows", "inherited")
 
@@ -45,7 +54,7 @@ class Trace:
                 "seq": row[SEQ],
                 "at": row[AT],
                 "tool": row[TOOL],
-                "arguments": _loads(row[ARGS]),
+                "arguments": _arguments(row[ARGS]),
                 "ok": row[OK],
                 ("result" if row[OK] else "error"): _loads(row[PAYLOAD]),
                 "mutated": row[MUTATED],

@@ -13,7 +13,7 @@ from sandworld.evaluation.agents import reference_setup
 from sw_core_ext import Store
 from sw_runtime.worlds import registry
 from tests.client.helpers import fake_messages_api, serve_app
-from tests.conftest import free_port
+from sandworld.local import free_port
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "clients" / "python" / "examples"
 
