@@ -183,7 +183,7 @@ class Engine:
         ep = self.get(episode_id)
         if dry_run:
             return _dumps(preview(ep, tool, _args_value(args_json)))
-        return ep.answer(tool, args_json) + b"}"
+        return b"".join(ep.answer(tool, args_json)) + b"}"
 
     def batch(self, calls) -> list:
         """``batch_json`` with the results as dicts."""
@@ -196,9 +196,11 @@ class Engine:
         raised); one that cannot run fails in its own slot. Results are
         encoded once, by the episode, and joined here.
         """
-        parts = []
+        parts = [b'{"results":[']
         episodes = self.episodes
         for call in calls:
+            if len(parts) > 1:
+                parts.append(b",")
             if isinstance(call, errors.ApiError):
                 slot = call.slot()
                 parts.append(_dumps({"episode_id": slot.pop("episode_id", None), "ok": False, "error": slot}))
@@ -212,10 +214,14 @@ class Engine:
                     res["episode_id"] = ep.id
                     parts.append(_dumps(res))
                 else:
-                    parts.append(ep.answer(call.tool, _args_json(call.arguments)) + ep.id_tail)
+                    # The pieces of every answer are joined once, at the end:
+                    # results of a few KB each are copied one time only.
+                    parts += ep.answer(call.tool, _args_json(call.arguments))
+                    parts.append(ep.id_tail)
             except errors.ApiError as e:
                 parts.append(_dumps({"episode_id": call.episode_id, "ok": False, "error": e.slot()}))
-        return b'{"results":[' + b",".join(parts) + b"]}"
+        parts.append(b"]}")
+        return b"".join(parts)
 
     def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None) -> dict:
         """Score and close an episode. ``verdicts`` holds the judge's answers to

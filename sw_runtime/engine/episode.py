@@ -99,14 +99,15 @@ class Episode:
             args_json = _dumps(arguments)
         except TypeError:
             args_json = b"null"  # not JSON: the tool's schema refuses it
-        return _loads(self.answer(tool_name, args_json) + b"}")
+        return _loads(b"".join(self.answer(tool_name, args_json)) + b"}")
 
-    def answer(self, tool_name: str, args_json: bytes) -> bytes:
+    def answer(self, tool_name: str, args_json: bytes) -> list:
         """Run one tool call, its arguments given as JSON, as the next step.
 
-        Answers the step's JSON object *without its closing brace*, so that
-        /batch can add ``episode_id`` without decoding anything; the result
-        is encoded once, here, and the trace keeps those same bytes.
+        Answers the pieces of the step's JSON object *without its closing
+        brace*, so that /batch can add ``episode_id`` and join every answer
+        of the batch in one copy; the result is encoded once, here, and the
+        trace keeps those same bytes.
         """
         if self.status != OPEN or self.steps >= self.step_limit:
             self.check_open()  # raises, saying which
@@ -159,12 +160,12 @@ class Episode:
             signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault)
         self.trace.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
                            reactions_json, signals_json, fault))
-        out = b'{"step":%d,"tool":%b,%b%b,"at":"%b"' % (
-            n, tool_json, b'"ok":true,"result":' if ok else b'"ok":false,"error":', payload_json, at.encode())
+        out = [b'{"step":%d,"tool":%b,%b' % (n, tool_json, b'"ok":true,"result":' if ok else b'"ok":false,"error":'),
+               payload_json, b',"at":"%b"' % at.encode()]
         if reactions_json is not None and fault is None:
-            out += b',"reactions":' + reactions_json
+            out += (b',"reactions":', reactions_json)
         if signals_json is not None:
-            out += b',"signals":' + signals_json
+            out += (b',"signals":', signals_json)
         return out
 
     def _run(self, tool, args, n: int, at: str, store):
