@@ -62,7 +62,7 @@ def idempotent(scope: str, limit: int | None = None):
                 keys.release(scope, key)
                 raise
             if 200 <= response.status_code < 300:
-                keys.finish(scope, key, Stored(response.status_code, bytes(response.body), response.media_type))
+                keys.finish(scope, key, Stored(response.status_code, bytes(memoryview(response.body)), response.media_type))
             else:
                 keys.release(scope, key)
             return response

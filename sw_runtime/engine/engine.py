@@ -42,11 +42,12 @@ _Raw = msgspec.Raw
 
 
 def _args_json(arguments) -> bytes:
-    """A call's arguments as JSON bytes, from the wire (Raw) or from Python."""
+    """A call's arguments as JSON bytes, from the wire (Raw) or from Python
+    (the trace keeps them: exact-size copies, see episode._dumps)."""
     if type(arguments) is _Raw:
         return bytes(arguments)
     try:
-        return _dumps(arguments)
+        return bytes(memoryview(_dumps(arguments)))
     except TypeError:
         return b"null"  # not JSON at all: the tool's schema refuses it
 

@@ -175,7 +175,7 @@ class Signals:
         key = (schema_valid, mutated, violation, fault, self.progress, progress, self.ref_progress, ref_progress)
         if key == self._last_key:
             return self._last_json
-        out = orjson.dumps(self._body(schema_valid, mutated, violation, fault, progress, ref_progress))
+        out = bytes(memoryview(orjson.dumps(self._body(schema_valid, mutated, violation, fault, progress, ref_progress))))
         self._last_key, self._last_json = key, out
         return out
 
