@@ -13,6 +13,7 @@ tasks test.
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from typing import Annotated, Literal
 
 import msgspec
@@ -96,6 +97,11 @@ def _norm_handle(handle: str) -> str:
     return h if h.startswith("@") else "@" + h
 
 
+# Sort keys as C-level getters: a lambda per record was a tenth of a busy server's time.
+_BY_TIME = itemgetter("created_at", "id")
+_BY_NAME = itemgetter("name", "handle")
+
+
 def _account(ctx) -> dict:
     return ctx.store.get("account", ACCOUNT_ID)
 
@@ -142,16 +148,19 @@ def _not_blocked(contact: dict) -> None:
         )
 
 
-def _can_spend(account: dict, amount: int, what: str) -> None:
-    """Refuse a payment the balance or today's limit does not cover. ``what``
-    says the payment with its amount ("Sending $25.00 to @maya-lin")."""
+def _can_spend(account: dict, amount: int, what) -> None:
+    """Refuse a payment the balance or today's limit does not cover. ``what()``
+    says the payment with its amount ("Sending $25.00 to @maya-lin"); it is
+    only called to word a refusal."""
     if amount > account["balance"]:
+        what = what()
         raise Refused(
             "insufficient_funds",
             f"{what} needs more than the balance of {dollars(account['balance'])}. Nothing was sent.",
         )
     left = _remaining(account)
     if amount > left:
+        what = what()
         raise Refused(
             "daily_limit",
             f"{what} would pass the daily send limit of {dollars(account['daily_limit'])}: "
@@ -225,7 +234,7 @@ def list_contacts(ctx, args):
     different people."""
     q = (args.query or "").strip().casefold()
     found = [c for _, c in ctx.store.scan("contacts") if q in c["name"].casefold() or q in c["handle"]]
-    found.sort(key=lambda c: (c["name"], c["handle"]))
+    found.sort(key=_BY_NAME)
     return {"contacts": found}
 
 
@@ -234,8 +243,8 @@ def list_requests(ctx, args):
     """Payment requests other people sent you, oldest first: id, name and handle of the requester (who may or may
     not be one of your contacts), amount in integer cents, note, status (pending, paid or declined), created_at,
     resolved_at, and transaction_id once paid."""
-    found = [r for _, r in ctx.store.scan("requests") if args.status is None or r["status"] == args.status]
-    found.sort(key=lambda r: (r["created_at"], r["id"]))
+    found = [r for _, r in ctx.store.scan("requests", None if args.status is None else {"status": args.status})]
+    found.sort(key=_BY_TIME)
     return {"requests": found}
 
 
@@ -243,8 +252,8 @@ def list_requests(ctx, args):
 def list_outgoing_requests(ctx, args):
     """Requests for money you sent to your contacts, oldest first: id, contact_id, name, handle, amount in integer
     cents, note, status (pending, paid or declined), created_at, resolved_at."""
-    found = [o for _, o in ctx.store.scan("outgoing") if args.status is None or o["status"] == args.status]
-    found.sort(key=lambda o: (o["created_at"], o["id"]))
+    found = [o for _, o in ctx.store.scan("outgoing", None if args.status is None else {"status": args.status})]
+    found.sort(key=_BY_TIME)
     return {"requests": found}
 
 
@@ -254,8 +263,8 @@ def list_transactions(ctx, args):
     transfer: from or to a bank), direction (out or in), amount in integer cents, counterparty, handle and
     contact_id for people, note, request_id when it settled a request, created_at."""
     who = args.contact_id
-    found = [t for _, t in ctx.store.scan("transactions") if who is None or t["contact_id"] == who]
-    found.sort(key=lambda t: (t["created_at"], t["id"]), reverse=True)
+    found = [t for _, t in ctx.store.scan("transactions", None if who is None else {"contact_id": who})]
+    found.sort(key=_BY_TIME, reverse=True)
     return {"transactions": found[: args.limit], "total": len(found)}
 
 
@@ -271,7 +280,7 @@ def pay_request(ctx, args):
     contact = _contact_with_handle(ctx, req["handle"])
     if contact is not None:
         _not_blocked(contact)
-    _can_spend(_account(ctx), req["amount"], f"Paying request {req['id']} ({dollars(req['amount'])})")
+    _can_spend(_account(ctx), req["amount"], lambda: f"Paying request {req['id']} ({dollars(req['amount'])})")
     tx = _payment(ctx, req["amount"], req["note"], req["name"], req["handle"],
                   contact["id"] if contact else None, req["id"])
     paid = ctx.store.update(
@@ -297,7 +306,7 @@ def send_money(ctx, args):
     daily_limit; a refused call changes nothing. Payments cannot be undone."""
     contact = _recipient(ctx, args.contact_id, args.handle)
     _not_blocked(contact)
-    _can_spend(_account(ctx), args.amount, f"Sending {dollars(args.amount)} to {contact['handle']}")
+    _can_spend(_account(ctx), args.amount, lambda: f"Sending {dollars(args.amount)} to {contact['handle']}")
     tx = _payment(ctx, args.amount, args.note, contact["name"], contact["handle"], contact["id"], None)
     account = _spend(ctx, args.amount)
     return {"transaction": tx, "balance": account["balance"], "remaining_today": _remaining(account)}
