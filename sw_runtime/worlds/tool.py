@@ -116,13 +116,15 @@ def json_schema(params: type) -> dict:
             if ref is not None:
                 target = dict(defs[ref.rsplit("/", 1)[-1]])
                 target.pop("title", None)
+                # Keys beside the $ref (a field's own description) win over the struct's.
+                target.update({k: v for k, v in node.items() if k != "$ref"})
                 return inline(target)
             return {k: inline(v) for k, v in node.items() if k != "title"}
         if isinstance(node, list):
             return [inline(v) for v in node]
         return node
 
-    schema = inline(raw)
+    schema = inline({k: v for k, v in raw.items() if k != "$defs"})  # every $ref is inlined
     schema.pop("description", None)  # the tool's own description says it
     schema.setdefault("properties", {})
     return schema

@@ -156,3 +156,33 @@ def test_check_world_command():
     bad = sandworld("check-world", "no-such-world")
     assert bad.returncode == 2 and "unknown world no-such-world" in bad.stdout
     assert sandworld("check-world", "--help").returncode == 0
+
+
+def test_tool_schemas_stand_alone_and_keep_field_descriptions():
+    """Every $ref is inlined (no $defs left behind), and a description given
+    beside a struct-typed field survives the inlining."""
+    import json
+    from typing import Annotated
+
+    import msgspec
+
+    from sw_runtime.worlds import registry
+    from sw_runtime.worlds.tool import json_schema
+
+    class When(msgspec.Struct):
+        """A date."""
+
+        date: str
+
+    class Args(msgspec.Struct):
+        start: Annotated[When, msgspec.Meta(description="When it starts")]
+        end: When
+
+    schema = json_schema(Args)
+    assert "$defs" not in schema
+    assert schema["properties"]["start"]["description"] == "When it starts"
+    assert schema["properties"]["end"]["description"] == "A date."
+    for world in registry().values():
+        for t in world.tools:
+            text = json.dumps(t.schema)
+            assert "$ref" not in text and "$defs" not in text, (world.name, t.name)
