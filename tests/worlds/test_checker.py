@@ -4,9 +4,11 @@ solution that fails, a task that passes when nothing is done)."""
 
 from __future__ import annotations
 
+import json as _json
 import subprocess
 import sys
 import textwrap
+from typing import Annotated
 
 import msgspec
 import pytest
@@ -17,7 +19,7 @@ from sw_runtime.worlds import registry
 from sw_runtime.worlds.checker import check_world, schema_problems, tool_problems
 from sw_runtime.worlds.dummy import WORLD as DUMMY
 from sw_runtime.worlds.task import Setup, Task
-from sw_runtime.worlds.tool import Tool
+from sw_runtime.worlds.tool import Tool, json_schema
 from sw_runtime.worlds.world import World
 
 
@@ -161,28 +163,22 @@ def test_check_world_command():
 def test_tool_schemas_stand_alone_and_keep_field_descriptions():
     """Every $ref is inlined (no $defs left behind), and a description given
     beside a struct-typed field survives the inlining."""
-    import json
-    from typing import Annotated
-
-    import msgspec
-
-    from sw_runtime.worlds import registry
-    from sw_runtime.worlds.tool import json_schema
-
-    class When(msgspec.Struct):
-        """A date."""
-
-        date: str
-
-    class Args(msgspec.Struct):
-        start: Annotated[When, msgspec.Meta(description="When it starts")]
-        end: When
-
-    schema = json_schema(Args)
+    schema = json_schema(_Args)
     assert "$defs" not in schema
     assert schema["properties"]["start"]["description"] == "When it starts"
     assert schema["properties"]["end"]["description"] == "A date."
     for world in registry().values():
         for t in world.tools:
-            text = json.dumps(t.schema)
+            text = _json.dumps(t.schema)
             assert "$ref" not in text and "$defs" not in text, (world.name, t.name)
+
+
+class _When(msgspec.Struct):
+    """A date."""
+
+    date: str
+
+
+class _Args(msgspec.Struct):
+    start: Annotated[_When, msgspec.Meta(description="When it starts")]
+    end: _When
