@@ -69,3 +69,22 @@ def test_model_tool_calls_read_back_as_steps():
     assert calls_from_openai(chat) == [("call_1", "pay_request", {"request_id": "rq-16"})]
     assert calls_from_openai(responses) == [("call_2", "get_balance", {})]
     assert calls_from_openai(broken) == [("call_3", "get_balance", {"_unparsed": "{not json"})]
+
+
+def test_dotted_tool_names_round_trip_through_model_formats():
+    served = [{"name": "gmail.messages.list", "description": "List mail.", "parameters": {"type": "object"}},
+              {"name": "get_balance", "description": "Balance.", "parameters": {"type": "object"}}]
+    import re
+
+    for names in ([t["name"] for t in to_anthropic(served)],
+                  [t["function"]["name"] for t in to_openai_chat(served)],
+                  [t["name"] for t in to_openai_responses(served)]):
+        assert names == ["gmail__messages__list", "get_balance"]
+        assert all(re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", n) for n in names)
+    assert [t["name"] for t in to_mcp(served)["tools"]] == ["gmail.messages.list", "get_balance"]
+    assert calls_from_anthropic([{"type": "tool_use", "id": "t1", "name": "gmail__messages__list", "input": {}}]) \
+        == [("t1", "gmail.messages.list", {})]
+    assert calls_from_openai([{"id": "c1", "function": {"name": "gmail__messages__list", "arguments": "{}"}}]) \
+        == [("c1", "gmail.messages.list", {})]
+    assert calls_from_openai([{"id": "c2", "function": {"name": "get_balance", "arguments": "{}"}}]) \
+        == [("c2", "get_balance", {})]

@@ -12,12 +12,28 @@ that list, or an observation holding it under ``tools``, and return:
 And back: ``calls_from_anthropic`` and ``calls_from_openai`` read the model's
 tool calls as ``(call_id, tool, arguments)`` ready for ``env.step``.
 Schemas are deep-copied, so a caller may edit what it gets.
+
+Model APIs accept tool names of letters, digits, ``_`` and ``-`` only, while
+some worlds name tools after real API methods (``gmail.messages.list``). The
+model-facing formats (Anthropic, OpenAI) write a dot as ``__``
+(``gmail__messages__list``), and the readers turn the names back; MCP allows
+dots and keeps names as served.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+
+
+def model_name(name: str) -> str:
+    """A served tool name as model APIs accept it: dots become ``__``."""
+    return name.replace(".", "__")
+
+
+def served_name(name: str) -> str:
+    """The served tool name of a name from a model: ``__`` becomes a dot."""
+    return name.replace("__", ".") if isinstance(name, str) else name
 
 
 def _tools(tools) -> list:
@@ -34,12 +50,12 @@ def _tools(tools) -> list:
 
 def to_anthropic(tools) -> list:
     """Anthropic Messages API tools: ``{name, description, input_schema}``."""
-    return [{"name": n, "description": d, "input_schema": s} for n, d, s in _tools(tools)]
+    return [{"name": model_name(n), "description": d, "input_schema": s} for n, d, s in _tools(tools)]
 
 
 def to_openai_chat(tools) -> list:
     """OpenAI Chat Completions tools: ``{"type": "function", "function": {…}}``."""
-    return [{"type": "function", "function": {"name": n, "description": d, "parameters": s}}
+    return [{"type": "function", "function": {"name": model_name(n), "description": d, "parameters": s}}
             for n, d, s in _tools(tools)]
 
 
@@ -47,7 +63,7 @@ def to_openai_responses(tools, *, strict: bool = False) -> list:
     """OpenAI Responses API tools: flat ``{"type": "function", name, description,
     parameters, strict}``. ``strict`` stays off by default: strict mode requires
     every property to be required, which optional arguments are not."""
-    return [{"type": "function", "name": n, "description": d, "parameters": s, "strict": strict}
+    return [{"type": "function", "name": model_name(n), "description": d, "parameters": s, "strict": strict}
             for n, d, s in _tools(tools)]
 
 
@@ -63,7 +79,7 @@ def calls_from_anthropic(content) -> list:
     for block in content:
         get = block.get if isinstance(block, dict) else lambda k, b=block: getattr(b, k, None)
         if get("type") == "tool_use":
-            out.append((get("id"), get("name"), get("input") or {}))
+            out.append((get("id"), served_name(get("name")), get("input") or {}))
     return out
 
 
@@ -80,7 +96,7 @@ def calls_from_openai(tool_calls) -> list:
             args = json.loads(raw) if isinstance(raw, str) else raw
         except json.JSONDecodeError:
             args = {"_unparsed": raw}  # the server answers invalid_arguments: the model sees its mistake
-        out.append((c.get("call_id") or c.get("id"), fn.get("name"), args))
+        out.append((c.get("call_id") or c.get("id"), served_name(fn.get("name")), args))
     return out
 
 
