@@ -38,6 +38,16 @@ _NOT_JSON = _dumps({"code": "internal_error", "message": "the tool answered a va
                     "this is a bug in the world"})
 
 
+# The fixed pieces of a step's answer, formatted once: formatting them per
+# call cost as much as a simple tool.
+_STEP_HEADS = [b'{"step":%d' % n for n in range(1001)]
+_AT_JSON: dict = {}  # simulated time -> b',"at":"…"' (a world's clock is a few hundred strings)
+
+
+def _step_head(n: int) -> bytes:
+    return _STEP_HEADS[n] if n < 1001 else b'{"step":%d' % n
+
+
 def _loads_lenient(data: bytes):
     try:
         return _loads(data)
@@ -169,8 +179,11 @@ class Episode:
             signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault)
         self.trace.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
                            reactions_json, signals_json, fault))
-        out = [b'{"step":%d,"tool":%b,%b' % (n, tool_json, b'"ok":true,"result":' if ok else b'"ok":false,"error":'),
-               payload_json, b',"at":"%b"' % at.encode()]
+        at_json = _AT_JSON.get(at)
+        if at_json is None:
+            at_json = _AT_JSON[at] = b',"at":"%b"' % at.encode()
+        out = [_step_head(n), b',"tool":' + tool_json + (b',"ok":true,"result":' if ok else b',"ok":false,"error":'),
+               payload_json, at_json]
         if reactions_json is not None and fault is None:
             out += (b',"reactions":', reactions_json)
         if signals_json is not None:
