@@ -48,6 +48,7 @@ cdef class Store:
     cdef uint64_t _acc[4]
     cdef object _digest  # cached digest string, None after a write
     cdef readonly unsigned long long version  # bumped by every write: a cheap "did this change?"
+    cdef public object journal  # None, or a list that every write appends (collection, id) to
     cdef object __weakref__
 
     cdef _Col _col(self, object name)

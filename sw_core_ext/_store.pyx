@@ -606,6 +606,8 @@ cdef class Store:
         _acc_add(self._acc, h)
         self._digest = None
         self.version += 1
+        if self.journal is not None:
+            self.journal.append((collection, rid))
         return 0
 
     def insert(self, collection, rid, record):
@@ -628,6 +630,8 @@ cdef class Store:
         _acc_add(self._acc, h)
         self._digest = None
         self.version += 1
+        if self.journal is not None:
+            self.journal.append((collection, rid))
 
     def update(self, collection, rid, fields):
         """Merge ``fields`` into a record (shallow) and return the new record."""
@@ -648,6 +652,8 @@ cdef class Store:
         _acc_add(self._acc, h)
         self._digest = None
         self.version += 1
+        if self.journal is not None:
+            self.journal.append((collection, rid))
         return record
 
     def remove(self, collection, rid):
@@ -668,6 +674,8 @@ cdef class Store:
         _acc_sub(self._acc, old.h)
         self._digest = None
         self.version += 1
+        if self.journal is not None:
+            self.journal.append((collection, rid))
         return old.record
 
     # -- forks, digests, dumps -----------------------------------------------
@@ -687,6 +695,7 @@ cdef class Store:
         memcpy(child._acc, self._acc, sizeof(uint64_t) * 4)
         child._digest = self._digest
         child.version = self.version
+        child.journal = None
         return child
 
     def __reduce__(self):

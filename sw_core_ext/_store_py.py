@@ -215,12 +215,15 @@ class Store:
     ``update`` builds a new record instead.
     """
 
-    __slots__ = ("_cols", "_acc", "version", "__weakref__")
+    __slots__ = ("_cols", "_acc", "version", "journal", "__weakref__")
 
     def __init__(self, data: dict | None = None, collections=()):
         self._cols = {}
         self._acc = 0
         self.version = 0  # bumped by every write: a cheap "did this change?"
+        # None, or a list every write appends (collection, id) to: what a step
+        # touched, without walking the whole diff (signals use it).
+        self.journal = None
         for name in collections:
             self._add_collection(name)
         if data:
@@ -283,6 +286,8 @@ class Store:
         col.count += 1
         self._acc = (self._acc + h) & _MASK
         self.version += 1
+        if self.journal is not None:
+            self.journal.append((collection, rid))
 
     def put(self, collection, rid, record) -> None:
         """Insert or replace a whole record."""
@@ -297,6 +302,8 @@ class Store:
         else:
             self._acc = (self._acc - old[1] + h) & _MASK
         self.version += 1
+        if self.journal is not None:
+            self.journal.append((collection, rid))
 
     def update(self, collection, rid, fields):
         """Merge ``fields`` into a record (shallow) and return the new record."""
@@ -310,6 +317,8 @@ class Store:
         col.delta[rid] = (record, h)
         self._acc = (self._acc - old[1] + h) & _MASK
         self.version += 1
+        if self.journal is not None:
+            self.journal.append((collection, rid))
         return record
 
     def remove(self, collection, rid):
@@ -325,6 +334,8 @@ class Store:
         col.count -= 1
         self._acc = (self._acc - old[1]) & _MASK
         self.version += 1
+        if self.journal is not None:
+            self.journal.append((collection, rid))
         return old[0]
 
     # -- forks, digests, dumps -----------------------------------------------
@@ -340,6 +351,7 @@ class Store:
         child._cols = cols
         child._acc = self._acc
         child.version = self.version
+        child.journal = None
         return child
 
     def __reduce__(self):

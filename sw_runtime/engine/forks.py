@@ -81,6 +81,8 @@ def clone(src: Episode, new_id: str, *, inherited: bool) -> Episode:
     records ``forked_from``; without, it is a throwaway twin (a dry run)."""
     child = Episode.__new__(Episode)
     store = src.store.fork()
+    if src.store.journal is not None:  # signals read a step's writes from it
+        store.journal = []
     swap = {id(src): child, id(src.store): store}
     for name in _SHARED:
         if hasattr(src, name):

@@ -16,14 +16,14 @@ from __future__ import annotations
 import orjson
 
 from ..verify import checks as C
-from ..verify.evaluate import Facts, collateral, run_check
+from ..verify.evaluate import Facts, allowed, collateral, run_check
 from ..verify.score import weighted
 
 # Fields that differ between any two correct runs (ids, times): not compared.
 _VOLATILE_NAMES = {"id", "at", "ts", "time", "timestamp"}
 
 _STATE_KINDS = (C.RecordExists, C.RecordAbsent, C.FieldEquals, C.FieldContains)
-_DIFF_KINDS = (C.WriteCount, C.NoWrites, C.NoCollateral)
+_DIFF_KINDS = (C.WriteCount, C.NoWrites)  # no_collateral is kept incrementally
 _TRACE_KINDS = (C.ActionCalled, C.ActionNotCalled)
 
 
@@ -92,17 +92,20 @@ class Signals:
 
     Each check's last result is kept and recomputed only when what it reads
     changed: a record or field check when this step changed its collection,
-    a diff check (write_count, no_writes, no_collateral) after any change, an
-    action check when its tool was called (from running counts). Output
-    checks cannot pass before submit, and a rubric is never asked mid-episode.
+    write_count and no_writes after any change, an action check when its tool
+    was called (from running counts). A no_collateral check keeps the set of
+    changed records its rules do not allow, updated with the records this
+    step changed, so a long episode does not re-judge its whole diff on every
+    write. Output checks cannot pass before submit, and a rubric is never
+    asked mid-episode.
     """
 
-    __slots__ = ("reference", "guards", "progress", "ref_progress", "_seen", "passes", "counts",
-                 "_by_collection", "_diff_checks", "_by_action", "_last_key", "_last_json")
+    __slots__ = ("reference", "guards", "progress", "ref_progress", "passes", "counts",
+                 "_by_collection", "_diff_checks", "_by_action", "_last_key", "_last_json", "_bad")
 
     def __init__(self, ep, reference: Reference | None):
         self.reference = reference
-        self.guards = [c for c in ep.checks if isinstance(c, C.NoCollateral)]
+        self.guards = [(i, c) for i, c in enumerate(ep.checks) if isinstance(c, C.NoCollateral)]
         self._last_key = self._last_json = None
         self._by_collection = {}  # collection -> indexes of record/field checks on it
         self._diff_checks = []
@@ -122,8 +125,47 @@ class Signals:
         self.passes = [None if isinstance(c, C.Rubric) else run_check(c, facts)[0] for c in ep.checks]
         self.progress = weighted(ep.checks, self.passes, ep.start_passes)[0] if ep.checks else 0.0
         self.ref_progress = reference.progress(ep.store, diff) if reference is not None else 0.0
-        self._seen = {(coll, rid): ep.store.get(coll, rid)
-                      for coll, d in diff.items() for op in ("created", "updated", "removed") for rid in d[op]}
+        ep.store.journal = []  # every write from now on, so a step's changes cost O(its writes)
+        # per no_collateral check: the changed records its rules do not allow
+        self._bad = [self._judge(guard, diff, ep, set()) for _i, guard in self.guards]
+
+    def _changed(self, store, diff: dict):
+        """What this step changed, diff-shaped (each record under its op in the
+        episode's whole diff), and the records it changed back to their start
+        value. Read from the store's journal of this step's writes."""
+        journal = store.journal
+        if journal is None:  # a store this tracker has not seen (cannot happen for forks: they keep a journal)
+            store.journal = []
+            return diff, set()
+        keys = set(journal)
+        journal.clear()
+        changed, back = {}, set()
+        for coll, rid in keys:
+            d = diff.get(coll)
+            op = None
+            if d is not None:
+                for name in ("created", "updated", "removed"):
+                    if rid in d[name]:
+                        op = name
+                        break
+            if op is None:  # no longer differs from the start: changed back
+                back.add((coll, rid))
+                op = "updated"
+            changed.setdefault(coll, {"created": [], "updated": [], "removed": []})[op].append(rid)
+        return changed, back
+
+    @staticmethod
+    def _judge(guard, changes: dict, ep, bad: set) -> set:
+        """Update ``bad`` with the verdicts on ``changes`` (a diff-shaped dict)."""
+        for coll, d in changes.items():
+            for op in ("created", "updated", "removed"):
+                for rid in d[op]:
+                    record = (ep.start if op == "removed" else ep.store).get(coll, rid) or {}
+                    if allowed(guard, op, coll, record):
+                        bad.discard((coll, rid))
+                    else:
+                        bad.add((coll, rid))
+        return bad
 
     def _update(self, ep, tool: str, mutated: bool) -> bool:
         """Recompute after a step; answer whether the step made collateral changes."""
@@ -134,22 +176,12 @@ class Signals:
             passes[i] = (n > 0) if isinstance(checks[i], C.ActionCalled) else (n == 0)
             dirty = True
         violation = False
+        store = ep.store
+        if not mutated and store.journal:
+            store.journal.clear()  # writes that left the state as it was
         if mutated:
-            store = ep.store
             diff = store.diff(ep.start)
-            seen = {}
-            changed = {}
-            for coll, d in diff.items():
-                for op in ("created", "updated", "removed"):
-                    for rid in d[op]:
-                        obj = store.get(coll, rid)
-                        seen[(coll, rid)] = obj
-                        if self._seen.get((coll, rid), 0) is not obj:
-                            changed.setdefault(coll, {"created": [], "updated": [], "removed": []})[op].append(rid)
-            # Records changed back to their start value leave the diff: that is a change too.
-            for key in self._seen.keys() - seen.keys():
-                changed.setdefault(key[0], {"created": [], "updated": [], "removed": []})["updated"].append(key[1])
-            self._seen = seen
+            changed, back = self._changed(store, diff)
             facts = Facts(start=ep.start, end=store, calls=ep.calls, output="", diff=diff)
             for coll in changed:
                 for i in self._by_collection.get(coll, ()):
@@ -159,10 +191,12 @@ class Signals:
             dirty = True
             if self.reference is not None:
                 self.ref_progress = self.reference.progress(store, diff)
-            for guard in self.guards:
+            for (i, guard), bad in zip(self.guards, self._bad):
                 if collateral(guard, changed, ep.start, store):
                     violation = True
-                    break
+                self._judge(guard, changed, ep, bad)
+                bad.difference_update(back)
+                passes[i] = not bad
         if dirty and checks:
             self.progress = weighted(checks, passes, ep.start_passes)[0]
         return violation

@@ -134,7 +134,8 @@ def rubric(c, f):
     return f.judge(c, f)
 
 
-def _allowed(c, op, collection, record) -> bool:
+def allowed(c, op, collection, record) -> bool:
+    """Whether a rule of the no_collateral check ``c`` allows this change."""
     for rule in c.allow:
         if rule.collection == collection and op in rule.ops and where_matches(record, rule.where):
             return True
@@ -152,7 +153,7 @@ def collateral(c, diff, start, end) -> list:
         for op in ("created", "updated", "removed"):
             for rid in d[op]:
                 record = (start if op == "removed" else end).get(collection, rid)
-                if not _allowed(c, op, collection, record or {}):
+                if not allowed(c, op, collection, record or {}):
                     bad.append(f"{collection}[{_MARK[op]}{rid}]")
     return bad
 

@@ -218,3 +218,21 @@ def test_pickle_and_copy_give_an_equal_independent_store(store):
         assert clone.to_dict() == child.to_dict() and clone.digest() == child.digest()
         clone.insert("users", "u1", {"clone": True})
         assert child.get("users", "u1") is None
+
+
+def test_journal_records_each_write_and_forks_start_without_one(impl):
+    """``journal``: None by default; a list every write appends (collection, id)
+    to, so a caller learns what a step touched without walking the diff."""
+    s = impl.Store({"a": {"x": {"v": 1}}}, collections=["b"])
+    assert s.journal is None
+    s.insert("b", "y", {"v": 2})  # no journal: nothing recorded, nothing fails
+    s.journal = []
+    s.update("a", "x", {"v": 3})
+    s.put("b", "z", {"v": 4})
+    s.remove("b", "y")
+    s.insert("b", "w", {"v": 5})
+    assert s.journal == [("a", "x"), ("b", "z"), ("b", "y"), ("b", "w")]
+    child = s.fork()
+    assert child.journal is None
+    child.update("a", "x", {"v": 9})
+    assert len(s.journal) == 4
