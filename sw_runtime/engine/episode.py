@@ -64,7 +64,8 @@ class Episode:
         "id", "world", "task", "seed", "setup", "checks", "start_passes", "start", "store",
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
-        "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "__weakref__",
+        "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
+        "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
@@ -94,6 +95,7 @@ class Episode:
         self.signals = signals
         self.fault_profile = fault_profile
         self.tracker = None  # signals.Signals when signals are on
+        self.last_results = {}  # tool -> the bytes of its last result (see answer)
         self.user = None  # users.ScriptedUser / LlmUser on tasks with hidden facts
         # stale_read episodes keep the state as of before the latest write
         self.stale = self.store.fork() if fault_profile == "stale_read" else None
@@ -172,6 +174,14 @@ class Episode:
         except TypeError:  # a world answered something that is not JSON: a bug in the world
             log.error("tool %s.%s answered a value that is not JSON", self.world.name, tool_name)
             ok, payload_json = False, _NOT_JSON
+        # An agent reads the same thing again and again (a balance, a list that
+        # has not changed): keep one copy of a result equal to the tool's last,
+        # since the trace holds every result for the episode's life.
+        last = self.last_results.get(tool_name)
+        if last is not None and last == payload_json:
+            payload_json = last
+        else:
+            self.last_results[tool_name] = payload_json
         reactions_json = _dumps(reactions) if reactions else None
         self.calls.append((tool_name, ok, mutated))
         signals_json = None
