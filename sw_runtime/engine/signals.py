@@ -129,6 +129,16 @@ class Signals:
         # per no_collateral check: the changed records its rules do not allow
         self._bad = [self._judge(guard, diff, ep, set()) for _i, guard in self.guards]
 
+    def __copy__(self) -> "Signals":
+        """A copy for a fork or a dry run: nothing mutable is shared with this one."""
+        twin = Signals.__new__(Signals)
+        for name in Signals.__slots__:
+            setattr(twin, name, getattr(self, name))
+        twin.passes = list(self.passes)
+        twin.counts = dict(self.counts)
+        twin._bad = [set(bad) for bad in self._bad]
+        return twin
+
     def _changed(self, store, diff: dict):
         """What this step changed, diff-shaped (each record under its op in the
         episode's whole diff), and the records it changed back to their start
