@@ -20,7 +20,7 @@ from .. import errors
 from ..worlds.tool import Context, Refused
 from . import faults
 from .trace import Trace
-from .users import ASK_USER, ASK_USER_TOOL
+from .users import ASK_USER, ASK_USER_DEFINITION
 
 _loads = orjson.loads
 
@@ -254,7 +254,7 @@ class Episode:
         task has details only the user knows."""
         defs = [t.definition() for t in self.world.tools]
         if self.user is not None:
-            defs.append(ASK_USER_TOOL.definition())
+            defs.append(ASK_USER_DEFINITION)
         return defs
 
     @property

@@ -27,7 +27,7 @@ import msgspec
 import orjson
 
 from .. import errors
-from ..worlds.tool import Tool, json_schema
+from ..worlds.tool import json_schema
 
 ASK_USER = "ask_user"
 DONT_KNOW = "I'm not sure what you mean. Could you ask me about something more specific?"
@@ -39,21 +39,16 @@ class AskArgs(msgspec.Struct, forbid_unknown_fields=True):
     ]
 
 
-def _unused(ctx, args):  # the engine answers ask_user itself
-    raise NotImplementedError
-
-
-ASK_USER_TOOL = Tool(
-    name=ASK_USER,
-    description=(
+# Not a world tool: the engine answers it from the episode's simulated user,
+# so only its definition is served (beside the world's tools).
+ASK_USER_DEFINITION = {
+    "name": ASK_USER,
+    "description": (
         "Ask the user (the person you act for) a question about something only they know, "
         "such as a preference or a detail the request leaves out. Answers in their words."
     ),
-    params=AskArgs,
-    fn=_unused,
-    writes=False,
-    schema=json_schema(AskArgs),
-)
+    "parameters": json_schema(AskArgs),
+}
 
 
 def topic_keywords(topic: str) -> list:

@@ -27,7 +27,7 @@ import sw_core_ext
 from sw_core_ext import Store
 from sw_core_ext._store_py import Store as PyStore
 from sw_runtime.engine.engine import Engine
-from sw_runtime.engine.users import ASK_USER, ASK_USER_TOOL, DONT_KNOW, scripted_reply
+from sw_runtime.engine.users import ASK_USER, DONT_KNOW, AskArgs, scripted_reply
 from sw_runtime.schemas import CreateEpisode
 from sw_runtime.verify.evaluate import Facts
 from sw_runtime.verify.score import evaluate
@@ -249,7 +249,7 @@ def test_task_shape(task_id):
     assert setup.instruction and setup.output and setup.solution
     assert len(setup.solution) <= task.step_budget
     for name, args in setup.solution:
-        msgspec.convert(args, (ASK_USER_TOOL if name == ASK_USER else WORLD.tools_by_name[name]).params)
+        msgspec.convert(args, AskArgs if name == ASK_USER else WORLD.tools_by_name[name].params)
     asks = [args["question"] for name, args in setup.solution if name == ASK_USER]
     assert bool(asks) == bool(setup.hidden_facts) == (task_id in ASK_TASKS)
     if asks:
