@@ -16,13 +16,12 @@ import datetime
 import json
 import os
 import platform
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 import urllib.request
 from pathlib import Path
+
+from sandworld.local import local_server_process
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -107,50 +106,20 @@ class Progress:
 # -- a real server -----------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def server(core: str = "cython", env: dict | None = None, args: tuple = ()):
-    """Run ``python -m sw_runtime serve`` on a free port of 127.0.0.1 and yield
-    ``(host, port, pid)``; its output goes to a temporary log, shown if it dies."""
-    port = free_port()
-    full_env = dict(os.environ)
-    full_env["SW_PURE"] = "1" if core == "pure" else "0"
-    full_env.update(env or {})
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sw_runtime", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
-        env=full_env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"the server exited with {proc.returncode}:\n{log.read().decode(errors='replace')}")
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-                    health = json.loads(r.read())
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("the server did not answer /healthz within 30 s")
-            time.sleep(0.05)
+    """Run ``python -m sw_runtime serve`` on a free port of 127.0.0.1 (the
+    client package's own starter) and yield ``(host, port, pid)``, after
+    checking the server runs the state core asked for."""
+    full_env = {"SW_PURE": "1" if core == "pure" else "0", **(env or {})}
+    with local_server_process(*args, env=full_env, timeout=30) as (url, proc):
+        with urllib.request.urlopen(url.removesuffix("/api/v1") + "/healthz", timeout=5) as r:
+            health = json.loads(r.read())
         want = "python" if core == "pure" else "cython"
         if health["core"] != want:
             raise RuntimeError(f"asked for the {want} core, the server runs {health['core']} (is the extension built?)")
+        port = int(url.split(":")[2].split("/")[0])
         yield "127.0.0.1", port, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 # -- a lean HTTP/1.1 client --------------------------------------------------------

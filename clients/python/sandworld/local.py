@@ -32,6 +32,14 @@ def free_port() -> int:
 def local_server(*args: str, env: dict | None = None, timeout: float = 60.0):
     """Run ``sandworld serve`` on a free port of 127.0.0.1 for the block; yield
     its API base URL. Extra ``args`` go to ``serve``; ``env`` adds variables."""
+    with local_server_process(*args, env=env, timeout=timeout) as (url, _proc):
+        yield url
+
+
+@contextlib.contextmanager
+def local_server_process(*args: str, env: dict | None = None, timeout: float = 60.0):
+    """``local_server``, yielding ``(api_url, process)`` for callers that
+    watch the server itself (the benchmarks read its CPU time)."""
     port = free_port()
     full_env = {**os.environ, **(env or {})}
     log = tempfile.TemporaryFile()
@@ -57,7 +65,7 @@ def local_server(*args: str, env: dict | None = None, timeout: float = 60.0):
                 raise errors.SandworldError(f"the local server did not answer within {timeout:g} s",
                                             code="server_failed")
             time.sleep(0.05)
-        yield f"{root}/api/v1"
+        yield f"{root}/api/v1", proc
     finally:
         proc.terminate()
         try:
