@@ -32,6 +32,36 @@ class Settings:
     idempotency_ttl: float = 86400.0  # seconds an Idempotency-Key is remembered
     max_idempotency_keys: int = 100_000  # keys remembered per server; the oldest are forgotten first
     max_idempotency_bytes: int = 256 * 1024 * 1024  # answers kept for those keys, in bytes
+    # Durability (docs/OPERATIONS.md)
+    data_dir: str = "./sandworld-data"  # the action log and the results store; one subfolder per shard
+    durability: str = "write"  # fsync | write | none (see sw_runtime/store/log.py)
+    retention: float = 30 * 86400.0  # seconds ended episodes' results are kept; 0 keeps them forever
+    compact_bytes: int = 64 * 1024 * 1024  # the log is compacted when it grows past this
+    # Memory budgets
+    keep_ended: int = 10_000  # ended episodes kept in memory (a GET then shows state); the rest only stored
+    keep_ended_for: float = 300.0  # seconds an ended episode stays in memory at most
+    max_live_bytes: int = 8 * 1024**3  # bytes the open episodes' traces may hold; past it, create answers 429
+    max_trace_arguments: int = 64 * 1024  # a call's arguments larger than this are not kept in the trace
+    snapshot_ttl: float = 86400.0  # seconds a snapshot lives
+    max_snapshot_bytes: int = 1024**3  # bytes the snapshots may hold apart from their start states
+
+    def validate(self) -> "Settings":
+        """Refuse settings the server cannot run with, saying which and why
+        (``SettingsError``, a ``ValueError``)."""
+        for name, low, high in _RANGES:
+            value = getattr(self, name)
+            if not (low <= value <= high):
+                flag = "--" + name.replace("_", "-")
+                raise SettingsError(
+                    f"{flag} (SW_{name.upper()}) must be from {low:g} to {high:g}; got {value!r}"
+                )
+        if self.durability not in ("fsync", "write", "none"):
+            raise SettingsError(
+                f"--durability (SW_DURABILITY) must be fsync, write or none; got {self.durability!r}"
+            )
+        if self.durability != "none" and not self.data_dir:
+            raise SettingsError("--data-dir (SW_DATA_DIR) is empty; give a folder, or --durability none")
+        return self
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":
@@ -43,3 +73,34 @@ class Settings:
             if v is not None:
                 setattr(s, k, v)
         return s
+
+
+class SettingsError(ValueError):
+    """A setting the server cannot run with."""
+
+
+# (setting, lowest, highest): what the server can run with.
+_RANGES = (
+    ("step_limit", 1, 100_000),  # the simulated clock is precomputed per step
+    ("idle_timeout", 0.001, 365 * 86400),
+    ("max_age", 0.001, 10 * 365 * 86400),
+    ("max_episodes", 1, 100_000_000),
+    ("max_body", 1024, 2**40),
+    ("max_batch", 1, 10_000_000),
+    ("max_batch_episodes", 1, 1_000_000),
+    ("seed_cache", 1, 10_000_000),
+    ("shard", 0, 99),
+    ("max_snapshots", 0, 100_000_000),
+    ("max_seed_body", 1024, 2**40),
+    ("idempotency_ttl", 0, 365 * 86400),
+    ("max_idempotency_keys", 1, 100_000_000),
+    ("max_idempotency_bytes", 0, 2**50),
+    ("retention", 0, 100 * 365 * 86400),
+    ("compact_bytes", 1024, 2**50),
+    ("keep_ended", 0, 100_000_000),
+    ("keep_ended_for", 0, 365 * 86400),
+    ("max_live_bytes", 1, 2**50),
+    ("max_trace_arguments", 0, 2**40),
+    ("snapshot_ttl", 0.001, 100 * 365 * 86400),
+    ("max_snapshot_bytes", 0, 2**50),
+)

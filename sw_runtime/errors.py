@@ -55,6 +55,10 @@ class EpisodeClosed(ApiError):
     code, status = "episode_closed", 409
 
 
+class EpisodeSubmitting(ApiError):
+    code, status = "episode_submitting", 409
+
+
 class StepLimit(ApiError):
     code, status = "step_limit", 409
 

@@ -1,7 +1,12 @@
 """The engine: every live episode of one server, and the operations on them.
 
-Create, step, batch, submit, and eviction of idle episodes so memory stays
-bounded. Nothing here knows about HTTP; errors are ``ApiError``s.
+Create, step, batch, submit and the other endings, and freeing memory so it
+stays bounded. Nothing here knows about HTTP; errors are ``ApiError``s.
+
+What changes is also written to ``journal`` (when the server keeps an action
+log): the service flushes it once per request, before answering
+(``sw_runtime.store``), and replays it on start through these same methods.
+Ended episodes wait in ``pending_results`` for the results store.
 """
 
 from __future__ import annotations
@@ -9,7 +14,6 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections import OrderedDict
 from datetime import datetime, timezone
 
 import msgspec
@@ -24,8 +28,10 @@ from ..verify.score import baseline, evaluate
 from ..worlds import get_world
 from . import custom_seeds, faults
 from .dry_run import preview
-from .episode import OPEN, SUBMITTED, Episode
+from . import endings
+from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
 from .idempotency import IdempotencyKeys
+from .lifetimes import Lifetimes
 from .seeds import SeedCache
 from .signals import Signals
 from .snapshots import Snapshots
@@ -33,7 +39,7 @@ from .users import LlmUsers, ScriptedUser
 
 log = logging.getLogger("sandworld.engine")
 
-_FORGET_EVICTED = 100_000  # ids of evicted episodes remembered, to say why they are gone
+_encode = msgspec.json.encode
 
 
 _dumps = orjson.dumps
@@ -72,24 +78,50 @@ class Engine:
         self.episodes: dict = {}
         self.seeds = SeedCache(self.settings.seed_cache)
         self._clocks: dict = {}
-        self._evicted: OrderedDict = OrderedDict()
         self._prefix = f"ep_{self.settings.shard:02d}"
         self.users = LlmUsers()
         self.judge = Judge()
-        self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard)
+        self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard,
+                                   self.settings.snapshot_ttl, self.settings.max_snapshot_bytes)
         self.idempotency = IdempotencyKeys(self.settings.idempotency_ttl, self.settings.max_idempotency_keys,
                                            self.settings.max_idempotency_bytes)
+        s = self.settings
+        self.live = 0  # open (and submitting) episodes: what the cap counts
+        self.meter = [0]  # bytes the live episodes' traces hold (each episode adds to it)
+        self.lifetimes = Lifetimes(s.idle_timeout, s.max_age, s.keep_ended, s.keep_ended_for)
+        self.journal: list | None = None  # records of what changed, when an action log is kept
+        self.results = None  # store.results.Results: ended episodes, once they leave memory
+        self.pending_results: list = []  # ended episodes not yet in the results store
+        self.lost_hint = ""  # said of an unknown id of this server (the store sets it)
 
     # -- lookup --------------------------------------------------------------
 
     def get(self, episode_id: str) -> Episode:
         ep = self.episodes.get(episode_id)
         if ep is None:
-            why = self._evicted.get(episode_id)
-            if why is not None:
-                raise errors.NotFound(f"episode {episode_id} was evicted ({why}); start a new one")
-            raise errors.NotFound(f"no episode {episode_id!r}")
+            ended_by = self.results.ended_by(episode_id) if self.results is not None else None
+            if ended_by is not None:
+                raise errors.EpisodeClosed(
+                    f"episode {episode_id} has ended ({ended_by}); read its result with "
+                    f"GET /api/v1/episodes/{episode_id}, or start a new episode"
+                )
+            hint = self.lost_hint if episode_id.startswith(self._prefix) else ""
+            raise errors.NotFound(f"no episode {episode_id!r}{hint}")
         return ep
+
+    def describe(self, episode_id: str) -> dict:
+        """``GET /episodes/{id}``: from memory, else from the results store
+        (``status: "ended"``)."""
+        ep = self.episodes.get(episode_id)
+        if ep is None and self.results is not None:
+            kept = self.results.get(episode_id)
+            if kept is not None:
+                return kept
+        ep = self.get(episode_id)
+        body = ep.summary()
+        body["trace"] = ep.trace.entries()
+        body["evaluation"] = ep.evaluation
+        return body
 
     def new_episode_id(self) -> str:
         return self._prefix + secrets.token_hex(10)
@@ -103,18 +135,12 @@ class Engine:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def create(self, environment: str, req, start=None) -> Episode:
+    def create(self, environment: str, req, start=None, episode_id: str | None = None) -> Episode:
         """Start an episode from a decoded ``schemas.CreateEpisode``. ``start``:
-        its custom state, already prepared (``custom_seeds.prepare``)."""
+        its custom state, already prepared (``custom_seeds.prepare``);
+        ``episode_id``: the id it had (a replay), else a new one."""
         world = get_world(environment)
-        if len(self.episodes) >= self.settings.max_episodes:
-            self.sweep()
-            if len(self.episodes) >= self.settings.max_episodes:
-                raise errors.RateLimited(
-                    f"this server holds its maximum of {self.settings.max_episodes} live episodes; "
-                    "submit finished episodes or retry later",
-                    retry_after=5,
-                )
+        self.make_room(1)
         task = None
         if req.task_id is not None:
             task = world.tasks_by_id.get(req.task_id)
@@ -145,7 +171,7 @@ class Engine:
             checks = custom.parse(req.checks or [], world, checks, req.replace_template_checks)
             start_passes = baseline(checks, seed.store)
         ep = Episode(
-            id=self._prefix + secrets.token_hex(10),
+            id=episode_id or self.new_episode_id(),
             world=world,
             task=task,
             seed=req.seed,
@@ -172,8 +198,37 @@ class Engine:
             ep.tracker = Signals(ep, reference)
         if start is not None:
             ep.start_kind, ep.snapshot_id = start.kind, start.snapshot_id
-        self.episodes[ep.id] = ep
+        if self.journal is not None:
+            body = {f: getattr(req, f) for f in req.__struct_fields__ if f != "environment"}
+            self.journal.append(("c", ep.id, environment, _Raw(_encode(body)), ep.created_at))
+        self.register(ep)
         return ep
+
+    def register(self, ep: Episode) -> None:
+        """Make a new open episode live: counted, metered, watched for its deadline."""
+        ep.meter = self.meter
+        ep.args_cap = self.settings.max_trace_arguments
+        self.episodes[ep.id] = ep
+        self.live += 1
+        self.lifetimes.watch(ep)
+
+    def make_room(self, n: int) -> None:
+        """Refuse ``n`` more open episodes past the caps. O(1): the sweeper,
+        not a refused create, is what frees room."""
+        s = self.settings
+        if self.live + n > s.max_episodes:
+            raise errors.RateLimited(
+                f"{n} more episodes would pass this server's maximum of {s.max_episodes} open episodes "
+                f"({self.live} open; ended ones do not count): submit or DELETE the episodes you are done "
+                f"with, or retry later (idle episodes end after {s.idle_timeout:g} s)",
+                retry_after=5,
+            )
+        if self.meter[0] > s.max_live_bytes:
+            raise errors.RateLimited(
+                f"the open episodes' traces hold {self.meter[0]} bytes, past this server's budget of "
+                f"{s.max_live_bytes}: submit or DELETE the episodes you are done with, or retry later",
+                retry_after=5,
+            )
 
     def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
         """One call, its arguments as a Python value; the answer as a dict."""
@@ -184,7 +239,10 @@ class Engine:
         ep = self.get(episode_id)
         if dry_run:
             return _dumps(preview(ep, tool, _args_value(args_json)))
-        return b"".join(ep.answer(tool, args_json)) + b"}"
+        out = b"".join(ep.answer(tool, args_json)) + b"}"
+        if self.journal is not None:
+            self.journal.append(("s", ep.id, tool, _Raw(args_json), ep.steps, ep.digest))
+        return out
 
     def batch(self, calls) -> list:
         """``batch_json`` with the results as dicts."""
@@ -199,6 +257,7 @@ class Engine:
         """
         parts = [b'{"results":[']
         episodes = self.episodes
+        journal = self.journal
         for call in calls:
             if len(parts) > 1:
                 parts.append(b",")
@@ -217,8 +276,11 @@ class Engine:
                 else:
                     # The pieces of every answer are joined once, at the end:
                     # results of a few KB each are copied one time only.
-                    parts += ep.answer(call.tool, _args_json(call.arguments))
+                    args = _args_json(call.arguments)
+                    parts += ep.answer(call.tool, args)
                     parts.append(ep.id_tail)
+                    if journal is not None:
+                        journal.append(("s", ep.id, call.tool, _Raw(args), ep.steps, ep.digest))
             except errors.ApiError as e:
                 parts.append(_dumps({"episode_id": call.episode_id, "ok": False, "error": e.slot()}))
         parts.append(b"]}")
@@ -228,20 +290,98 @@ class Engine:
         """Score and close an episode. ``verdicts`` holds the judge's answers to
         its rubric checks (by check id), fetched beforehand by ``Judge.decide``."""
         ep = self.get(episode_id)
-        if ep.status != OPEN:
+        if ep.status == SUBMITTED:
             raise errors.EpisodeClosed(f"episode {episode_id} was already submitted; read it with GET")
         ep.touched = time.monotonic()
         try:
             ev = self._evaluate(ep, output, verdicts)
         except Exception as e:  # the verifier failed: the sample is not the agent's fault
             log.exception("verifier failed for episode %s", episode_id)
+            ep.status = OPEN
             raise errors.VerifierUnavailable(
                 f"the verifier could not score episode {episode_id} ({type(e).__name__}); "
                 "the episode stays open: retry the submit"
             ) from None
-        ep.status = SUBMITTED
-        ep.evaluation = ev
+        self._ended(ep, "finished", ev, output, verdicts)
         return ev
+
+    def begin_submit(self, episode_id: str) -> Episode:
+        """Mark an open episode ``submitting`` while its judge is asked: steps,
+        forks and another submit answer 409 until ``submit`` or ``abort_submit``."""
+        ep = self.get(episode_id)
+        if ep.status == SUBMITTING:
+            raise errors.EpisodeSubmitting(f"episode {episode_id} is already being scored; read it with GET")
+        if ep.status != OPEN:
+            raise errors.EpisodeClosed(f"episode {episode_id} was already submitted; read it with GET")
+        ep.status = SUBMITTING
+        return ep
+
+    def abort_submit(self, ep: Episode) -> None:
+        if ep.status == SUBMITTING:
+            ep.status = OPEN
+
+    def end(self, ep: Episode, ended_by: str) -> dict:
+        """End an open episode without an output (idle, timeout, step_limit,
+        deleted), scored as a submit would be; it leaves memory."""
+        try:
+            ev = self._evaluate(ep, "", None)
+        except Exception as e:  # scored as an infrastructure failure: masked, never lost
+            log.exception("verifier failed for episode %s", ep.id)
+            ev = {"episode_id": ep.id, "pass": None, "score": None, "steps": ep.steps, "checks": [],
+                  "failure_kind": "infra", "mask_sample": True, "error": type(e).__name__,
+                  "state_diff": ep.store.diff(ep.start), "digest": ep.digest, "seed_digest": ep.seed_digest}
+        self._ended(ep, ended_by, ev, "", None)
+        self.free(ep.id)
+        return ev
+
+    def _ended(self, ep: Episode, ended_by: str, ev: dict, output: str, verdicts) -> None:
+        ev["ended_by"] = ended_by
+        endings.close(ep, ended_by, ev)
+        self.live -= 1
+        if self.journal is not None:
+            self.journal.append(("e", ep.id, ended_by, output, verdicts, ev.get("score")))
+        self.pending_results.append(ep)
+        self.lifetimes.ended_now(ep.id, time.monotonic())
+
+    def free(self, episode_id: str) -> None:
+        """Drop an ended episode from memory (its result is in the store)."""
+        self.episodes.pop(episode_id, None)
+        self.lifetimes.forget(episode_id)
+
+    def delete(self, episode_id: str) -> dict:
+        """``DELETE /episodes/{id}``: end an open episode (``deleted``) and free it."""
+        ep = self.get(episode_id)
+        if ep.status == SUBMITTING:
+            raise errors.EpisodeSubmitting(f"episode {episode_id} is being scored; delete it once it is")
+        if ep.status == OPEN:
+            self.end(ep, "deleted")
+        else:
+            self.free(episode_id)
+        return {"episode_id": episode_id, "status": endings.ENDED, "ended_by": ep.ended_by,
+                "evaluation": ep.evaluation}
+
+    def take_snapshot(self, episode_id: str, snapshot_id: str | None = None):
+        """Snapshot an episode (open or ended, still in memory)."""
+        ep = self.get(episode_id) if episode_id not in self.episodes else self.episodes[episode_id]
+        snap = self.snapshots.take(ep, snapshot_id)
+        if self.journal is not None:
+            self.journal.append(("p", ep.id, snap.id, snap.created_at))
+        return snap
+
+    def delete_snapshot(self, snapshot_id: str):
+        snap = self.snapshots.delete(snapshot_id)
+        if self.journal is not None:
+            self.journal.append(("pd", snapshot_id))
+        return snap
+
+    def take_results(self) -> list:
+        """Rows of the episodes ended since the last call, for the results store."""
+        eps, self.pending_results = self.pending_results, []
+        return [endings.row(ep, ep.evaluation.get("state_diff") or {}) for ep in eps]
+
+    def take_journal(self) -> list:
+        records, self.journal = self.journal, []
+        return records
 
     def _evaluate(self, ep: Episode, output: str, verdicts: dict | None) -> dict:
         judge = None
@@ -274,22 +414,20 @@ class Engine:
 
     # -- memory --------------------------------------------------------------
 
-    def sweep(self, now: float | None = None) -> int:
-        """Evict episodes idle past the timeout or older than the hard cap."""
+    def sweep(self, now: float | None = None, most: int = 1000) -> int:
+        """End up to ``most`` episodes past their deadline (idle, timeout,
+        step_limit) and free ended ones kept long enough. Cost: what it ends
+        and frees (``lifetimes.py``), never a pass over every episode."""
         now = time.monotonic() if now is None else now
-        idle = now - self.settings.idle_timeout
-        old = now - self.settings.max_age
-        gone = []
-        for eid, ep in self.episodes.items():
-            if ep.touched < idle:
-                gone.append((eid, f"idle for more than {self.settings.idle_timeout:g} s"))
-            elif ep.born < old:
-                gone.append((eid, f"older than the {self.settings.max_age:g} s limit"))
-        for eid, why in gone:
-            del self.episodes[eid]
-            self._evicted[eid] = why
-        while len(self._evicted) > _FORGET_EVICTED:
-            self._evicted.popitem(last=False)
-        if gone:
-            log.info("evicted %d idle episodes", len(gone))
-        return len(gone)
+        due = self.lifetimes.due(self.episodes, now, most)
+        for ep, why in due:
+            self.end(ep, why)
+        freed = self.lifetimes.to_free(now, most)
+        for eid in freed:
+            self.episodes.pop(eid, None)
+        for sid in self.snapshots.expire(now):
+            if self.journal is not None:
+                self.journal.append(("pd", sid))
+        if due:
+            log.info("ended %d episodes past their deadline", len(due))
+        return len(due)

@@ -56,7 +56,10 @@ def _loads_lenient(data: bytes):
 
 log = logging.getLogger("sandworld.engine")
 
-OPEN, SUBMITTED = "open", "submitted"
+OPEN, SUBMITTING, SUBMITTED = "open", "submitting", "submitted"
+# How an episode ended: a submit, or the server ending it (endings.py).
+ENDED_BY = ("finished", "idle", "timeout", "step_limit", "deleted")
+TRACE_ARGS_CAP = 64 * 1024  # arguments larger than this are not kept in the trace (settings.max_trace_arguments)
 
 
 class Episode:
@@ -65,7 +68,7 @@ class Episode:
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
         "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
-        "__weakref__",
+        "ended_by", "ended_at", "nbytes", "meter", "args_cap", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
@@ -103,12 +106,20 @@ class Episode:
         self.forked_from = None
         self.start_kind = "seed"  # or "state" (custom) or "snapshot"
         self.snapshot_id = None
+        self.ended_by = self.ended_at = None
+        # Bytes this episode's trace holds, also added to ``meter[0]`` (the
+        # engine's total over open episodes: the live cap counts bytes too).
+        self.nbytes = 0
+        self.meter = [0]
+        self.args_cap = TRACE_ARGS_CAP
 
     # -- stepping ------------------------------------------------------------
 
     def check_open(self) -> None:
+        if self.status == SUBMITTING:
+            raise errors.EpisodeSubmitting(f"episode {self.id} is being scored; read its result with GET")
         if self.status != OPEN:
-            raise errors.EpisodeClosed(f"episode {self.id} was submitted; start a new episode to go on")
+            raise errors.EpisodeClosed(f"episode {self.id} was {self.status}; start a new episode to go on")
         if self.steps >= self.step_limit:
             raise errors.StepLimit(
                 f"episode {self.id} used all {self.step_limit} steps; submit it to be scored"
@@ -187,6 +198,11 @@ class Episode:
         signals_json = None
         if self.tracker is not None:
             signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault)
+        if len(args_json) > self.args_cap or (tool is None and (tool_name != ASK_USER or self.user is None)):
+            args_json = _unrecorded(args_json, tool is None, self.args_cap)  # byte budget: not kept
+        size = len(args_json) + len(payload_json) + 120  # + the row itself
+        self.nbytes += size
+        self.meter[0] += size
         self.trace.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
                            reactions_json, signals_json, fault))
         at_json = _AT_JSON.get(at)
@@ -288,6 +304,12 @@ class Episode:
             "seed_digest": self.seed_digest,
             "digest": self.digest,
         }
+
+
+def _unrecorded(args_json: bytes, unknown_tool: bool, cap: int) -> bytes:
+    """What the trace keeps instead of arguments it does not store."""
+    why = "unknown tool" if unknown_tool else f"larger than {cap} bytes"
+    return _dumps({"unrecorded_arguments": {"bytes": len(args_json), "why": why}})
 
 
 def decode_args(tool, arguments):

@@ -34,9 +34,9 @@ from .snapshots import _wall_now
 MAX_FORKS = 1024
 
 # Read-only for an episode's whole life: shared between an episode and its forks.
-_SHARED = ("world", "task", "setup", "checks", "start_passes", "start", "clock")
+_SHARED = ("world", "task", "setup", "checks", "start_passes", "start", "clock", "meter")
 # Set by ``clone`` itself.
-_OWN = ("id", "id_tail", "store", "trace", "born", "touched", "created_at", "forked_from")
+_OWN = ("id", "id_tail", "store", "trace", "born", "touched", "created_at", "forked_from", "nbytes")
 
 
 def _slots(obj) -> list:
@@ -93,6 +93,7 @@ def clone(src: Episode, new_id: str, *, inherited: bool) -> Episode:
     child.id = new_id
     child.id_tail = b',"episode_id":"' + new_id.encode() + b'"}'
     child.store = store
+    child.nbytes = 0  # the rows it inherits are the source's bytes, shared
     if inherited:
         child.trace = src.trace.copy(inherited=True)
         child.forked_from = src.id
@@ -109,30 +110,23 @@ def clone(src: Episode, new_id: str, *, inherited: bool) -> Episode:
     return child
 
 
-def fork(engine, episode_id: str, n: int) -> list:
-    """``n`` forks of an open episode, registered with ``engine``."""
+def fork(engine, episode_id: str, n: int, ids: list | None = None) -> list:
+    """``n`` forks of an open episode, registered with ``engine``; ``ids``:
+    the ids they had (a replay), else new ones."""
     if type(n) is not int or not 1 <= n <= MAX_FORKS:
         raise errors.InvalidRequest(f"n is {n!r}; a fork makes 1 to {MAX_FORKS} episodes at once")
     src = engine.get(episode_id)
     if src.status != OPEN:
+        src.check_open()  # says submitting or ended
         raise errors.EpisodeClosed(
             f"episode {episode_id} was submitted; fork an open episode (or snapshot this one and start from it)"
         )
-    _make_room(engine, n)
+    engine.make_room(n)
     src.touched = time.monotonic()
-    children = [clone(src, engine.new_episode_id(), inherited=True) for _ in range(n)]
+    ids = ids or [engine.new_episode_id() for _ in range(n)]
+    children = [clone(src, eid, inherited=True) for eid in ids]
     for child in children:
-        engine.episodes[child.id] = child
+        engine.register(child)
+    if engine.journal is not None:
+        engine.journal.append(("f", src.id, ids, children[0].created_at))
     return children
-
-
-def _make_room(engine, n: int) -> None:
-    limit = engine.settings.max_episodes
-    if len(engine.episodes) + n > limit:
-        engine.sweep()
-        if len(engine.episodes) + n > limit:
-            raise errors.RateLimited(
-                f"{n} more episodes would pass this server's maximum of {limit} live episodes "
-                f"({len(engine.episodes)} live); submit finished episodes or retry later",
-                retry_after=5,
-            )

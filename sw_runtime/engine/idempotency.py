@@ -55,6 +55,9 @@ class IdempotencyKeys:
         self._clock = clock
         self._entries: OrderedDict = OrderedDict()  # (scope, key) -> _Entry, oldest first
         self._bytes = 0  # size of the kept answers
+        # Called with (scope, key, fingerprint, canonical, answer, wall-clock expiry) when a
+        # key is bound to its answer: the action log keeps keys across restarts.
+        self.on_finish = None
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -103,8 +106,24 @@ class IdempotencyKeys:
         if entry is not None:
             entry.answer = answer
             self._bytes += len(answer.body)
+            if self.on_finish is not None:
+                wall = time.time() + (entry.expires - self._clock())
+                self.on_finish(scope, key, entry.fingerprint, entry.canonical, answer, wall)
             while self._bytes > self.max_bytes and self._forget_oldest():
                 pass
+
+    def restore(self, scope: str, key: str, fingerprint: str, canonical, answer: Stored, expires_wall: float) -> None:
+        """Bring back a finished key (a replay of the action log); an expired one is skipped."""
+        left = expires_wall - time.time()
+        if left <= 0:
+            return
+        old = self._entries.pop((scope, key), None)
+        if old is not None and old.answer is not None:
+            self._bytes -= len(old.answer.body)
+        entry = _Entry(fingerprint, canonical, self._clock() + left)
+        entry.answer = answer
+        self._entries[(scope, key)] = entry
+        self._bytes += len(answer.body)
 
     def release(self, scope: str, key: str) -> None:
         entry = self._entries.get((scope, key))

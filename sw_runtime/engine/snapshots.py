@@ -7,14 +7,21 @@ create): they fork it in turn. Deleting a snapshot only drops its id; the
 records it shares with episodes live on in those episodes.
 
 Snapshots are independent of their episode's life (they survive its submit
-and eviction) and count against ``max_snapshots``; past it, taking one is 429
-until some are deleted.
+and eviction). They expire ``ttl`` seconds after they are taken, and count
+against ``max_snapshots`` and a byte budget (``max_bytes``: the records a
+snapshot holds apart from its episode's start state, which is what it can
+pin in memory); past either, taking one is 429 until some are deleted or
+expire.
 """
 
 from __future__ import annotations
 
 import secrets
+import time
+from collections import OrderedDict
 from datetime import datetime, timezone
+
+import orjson
 
 from .. import errors
 from .custom_seeds import Start
@@ -26,9 +33,9 @@ def _wall_now() -> str:
 
 
 class Snapshot:
-    __slots__ = ("id", "world", "episode_id", "step", "at", "created_at", "start")
+    __slots__ = ("id", "world", "episode_id", "step", "at", "created_at", "start", "born", "nbytes")
 
-    def __init__(self, id, world, episode_id, step, at, created_at, start):
+    def __init__(self, id, world, episode_id, step, at, created_at, start, nbytes=0):
         self.id = id
         self.world = world
         self.episode_id = episode_id
@@ -36,6 +43,8 @@ class Snapshot:
         self.at = at
         self.created_at = created_at
         self.start = start  # custom_seeds.Start over the frozen store
+        self.born = time.monotonic()
+        self.nbytes = nbytes
 
     @property
     def digest(self) -> str:
@@ -57,23 +66,35 @@ class Snapshot:
 class Snapshots:
     """Every snapshot of one server, by id."""
 
-    def __init__(self, limit: int, shard: int = 0):
+    def __init__(self, limit: int, shard: int = 0, ttl: float = 86400.0, max_bytes: int = 2**30):
         self.limit = limit
-        self._items: dict = {}
+        self.ttl = ttl
+        self.max_bytes = max_bytes
+        self.nbytes = 0
+        self._items: OrderedDict = OrderedDict()  # oldest first: expiry pops from the front
         self._prefix = f"snap_{shard:02d}"
 
     def __len__(self) -> int:
         return len(self._items)
 
-    def take(self, ep) -> Snapshot:
-        """Snapshot episode ``ep`` as it stands now (open or submitted)."""
+    def take(self, ep, snapshot_id: str | None = None) -> Snapshot:
+        """Snapshot episode ``ep`` as it stands now (open or submitted);
+        ``snapshot_id``: the id it had (a replay)."""
         if len(self._items) >= self.limit:
             raise errors.RateLimited(
                 f"this server holds its maximum of {self.limit} snapshots; delete the ones you no longer need "
                 "(DELETE /api/v1/snapshots/{id}) and retry",
                 retry_after=60,
             )
-        sid = self._prefix + secrets.token_hex(10)
+        size = _held_bytes(ep)
+        if self.nbytes + size > self.max_bytes:
+            raise errors.RateLimited(
+                f"this snapshot would hold {size} bytes and the server's snapshots already hold {self.nbytes}, "
+                f"past the budget of {self.max_bytes}; delete the ones you no longer need "
+                "(DELETE /api/v1/snapshots/{id}) and retry",
+                retry_after=60,
+            )
+        sid = snapshot_id or self._prefix + secrets.token_hex(10)
         store = ep.store.fork()
         snap = Snapshot(
             id=sid,
@@ -83,9 +104,24 @@ class Snapshots:
             at=ep.clock[ep.steps],
             created_at=_wall_now(),
             start=Start(store=store, digest=store.digest(), kind="snapshot", snapshot_id=sid, seed=ep.seed),
+            nbytes=size,
         )
         self._items[sid] = snap
+        self.nbytes += size
         return snap
+
+    def expire(self, now: float | None = None) -> list:
+        """Drop the snapshots older than the TTL; answer their ids."""
+        now = time.monotonic() if now is None else now
+        gone = []
+        items = self._items
+        while items:
+            sid, snap = next(iter(items.items()))
+            if snap.born + self.ttl > now:
+                break
+            self.delete(sid)
+            gone.append(sid)
+        return gone
 
     def get(self, snapshot_id: str) -> Snapshot:
         snap = self._items.get(snapshot_id)
@@ -96,4 +132,14 @@ class Snapshots:
     def delete(self, snapshot_id: str) -> Snapshot:
         snap = self.get(snapshot_id)
         del self._items[snapshot_id]
+        self.nbytes -= snap.nbytes
         return snap
+
+
+def _held_bytes(ep) -> int:
+    """The size of the records ``ep``'s state holds apart from its start (as JSON)."""
+    size = 0
+    for name, change in ep.store.diff(ep.start).items():
+        for rid in (*change.get("created", ()), *change.get("updated", ())):
+            size += len(rid) + len(orjson.dumps(ep.store.get(name, rid)))
+    return size

@@ -1,0 +1,81 @@
+"""When episodes run out of time, found without scanning them all.
+
+Open episodes sit in a heap ordered by their deadline (the earlier of
+*last use + idle timeout* and *birth + hard age limit*). A step only writes
+the episode's ``touched`` time; the heap is not touched on the hot path.
+When a deadline comes up, the episode's real deadline is recomputed: if it
+was used since, it goes back into the heap with its new deadline, otherwise
+it is due. So a sweep costs what it ends plus one heap move per episode that
+was used since its last deadline: never a pass over every episode.
+
+Ended episodes kept in memory (so a GET right after a submit still shows
+the trace and state) sit in an LRU, oldest ending first; past ``keep`` of
+them, or ``keep_for`` seconds after their end, they are freed (their result
+stays in the results store).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import OrderedDict
+
+from .episode import OPEN, SUBMITTING
+
+
+class Lifetimes:
+    def __init__(self, idle: float, max_age: float, keep: int, keep_for: float):
+        self.idle = idle
+        self.max_age = max_age
+        self.keep = keep
+        self.keep_for = keep_for
+        self._heap: list = []  # (deadline, episode id)
+        self.ended: OrderedDict = OrderedDict()  # episode id -> monotonic time of its end
+
+    def deadline(self, ep) -> float:
+        return min(ep.touched + self.idle, ep.born + self.max_age)
+
+    def watch(self, ep) -> None:
+        heapq.heappush(self._heap, (self.deadline(ep), ep.id))
+
+    def due(self, episodes: dict, now: float, most: int) -> list:
+        """Up to ``most`` open episodes past their deadline, as (episode, why)."""
+        heap, out = self._heap, []
+        while heap and heap[0][0] <= now and len(out) < most:
+            _, eid = heapq.heappop(heap)
+            ep = episodes.get(eid)
+            if ep is None or (ep.status != OPEN and ep.status != SUBMITTING):
+                continue  # ended meanwhile: its ending dropped it
+            real = self.deadline(ep)
+            if real > now or ep.status == SUBMITTING:
+                heapq.heappush(heap, (max(real, now + 1.0), eid))
+                continue
+            if ep.born + self.max_age <= now:
+                why = "timeout"
+            elif ep.steps >= ep.step_limit:
+                why = "step_limit"
+            else:
+                why = "idle"
+            out.append((ep, why))
+        return out
+
+    def ended_now(self, eid: str, now: float) -> None:
+        self.ended[eid] = now
+
+    def to_free(self, now: float, most: int) -> list:
+        """Ids of ended episodes to free from memory, oldest first."""
+        out = []
+        ended = self.ended
+        cutoff = now - self.keep_for
+        while ended and len(out) < most:
+            eid, at = next(iter(ended.items()))
+            if len(ended) <= self.keep and at > cutoff:
+                break
+            ended.popitem(last=False)
+            out.append(eid)
+        return out
+
+    def forget(self, eid: str) -> None:
+        self.ended.pop(eid, None)
+
+    def __len__(self) -> int:
+        return len(self._heap)

@@ -1,0 +1,96 @@
+"""Compaction: the log keeps only what a replay still needs.
+
+An ended episode's result is in the results store, so its records can go,
+unless something still live descends from it: a fork of it, a snapshot of
+it, or an episode started from such a snapshot. The records kept are those
+of every live episode and live snapshot and of everything they descend from
+(a fork record brings all its children, so none comes back without its own
+ending), plus the idempotency keys that have not expired.
+"""
+
+from __future__ import annotations
+
+import time
+
+import msgspec
+
+_dec = msgspec.json.decode
+
+
+class _Head(msgspec.Struct, array_like=True):
+    """The first fields of a record: its kind and the id it is about."""
+
+    kind: str
+    subject: object = None
+
+
+_head = msgspec.json.Decoder(_Head).decode
+
+
+def keep(lines: list, now: float | None = None) -> list:
+    """``lines`` (lists of raw records) with only the records still needed."""
+    now = time.time() if now is None else now
+    ended, deleted = set(), set()
+    parent: dict = {}  # episode or snapshot id -> what it descends from
+    families: list = []  # (source, children) of each fork
+    live = set()
+    for records in lines:
+        for raw in records:
+            h = _head(raw)
+            if h.kind == "c":
+                live.add(h.subject)
+                snap = _dec(raw, type=tuple)[3].get("snapshot_id")
+                if snap is not None:
+                    parent[h.subject] = snap
+            elif h.kind == "f":
+                children = _dec(raw, type=tuple)[2]
+                live.update(children)
+                families.append((h.subject, children))
+                for c in children:
+                    parent[c] = h.subject
+            elif h.kind == "p":
+                sid = _dec(raw, type=tuple)[2]
+                live.add(sid)
+                parent[sid] = h.subject
+            elif h.kind == "pd":
+                deleted.add(h.subject)
+            elif h.kind == "e":
+                ended.add(h.subject)
+    needed = live - ended - deleted
+    todo = list(needed)
+    while todo:  # close over ancestry and fork families
+        x = todo.pop()
+        up = parent.get(x)
+        if up is not None and up not in needed:
+            needed.add(up)
+            todo.append(up)
+    changed = True
+    while changed:
+        changed = False
+        for src, children in families:
+            if src in needed or any(c in needed for c in children):
+                for y in (src, *children):
+                    if y not in needed:
+                        needed.add(y)
+                        changed = True
+                        todo.append(y)
+        while todo:
+            x = todo.pop()
+            up = parent.get(x)
+            if up is not None and up not in needed:
+                needed.add(up)
+                todo.append(up)
+                changed = True
+    out = []
+    for records in lines:
+        kept = []
+        for raw in records:
+            h = _head(raw)
+            if h.kind == "k":
+                if _dec(raw, type=tuple)[8] > now:
+                    kept.append(raw)
+            elif h.subject in needed:
+                kept.append(raw)
+        if kept:
+            out.append(kept)
+    return out

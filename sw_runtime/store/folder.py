@@ -1,0 +1,127 @@
+"""A server's data folder: its action log and results store, opened,
+replayed and compacted on start, written once per request.
+
+Layout: ``<data-dir>/shard-NN/`` holds ``actions.log`` (the action log),
+``results.sqlite`` (ended episodes) and ``lock`` (held while a server uses
+the folder, so two servers never write one log). Each server of a cluster
+has its own shard number and so its own folder.
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import logging
+import os
+import secrets
+import time
+
+from . import compact
+from . import log as action_log
+from .replay import Report, replay
+from .results import Results
+
+log = logging.getLogger("sandworld.store")
+
+_MEMORY_RESULTS = 100_000  # results kept by a server without a data folder
+
+
+class DataFolder:
+    def __init__(self, settings):
+        self.settings = settings
+        self.mode = settings.durability
+        self.boot_id = secrets.token_hex(8)
+        self.report = Report()
+        self.log: action_log.ActionLog | None = None
+        self._lock = None
+        if self.mode == "none":
+            self.path = None
+            self.results = Results(":memory:", "none", settings.retention, max_rows=_MEMORY_RESULTS)
+            return
+        self.path = os.path.join(os.path.abspath(settings.data_dir), f"shard-{settings.shard:02d}")
+        os.makedirs(self.path, exist_ok=True)
+        self._lock = open(os.path.join(self.path, "lock"), "w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(
+                f"another server is using the data folder {self.path}; give this one another --data-dir or --shard"
+            ) from None
+        self.results = Results(os.path.join(self.path, "results.sqlite"), self.mode, settings.retention)
+
+    @property
+    def log_path(self) -> str | None:
+        return os.path.join(self.path, "actions.log") if self.path else None
+
+    def open(self, engine) -> Report:
+        """Attach to ``engine``: replay the log into it, compact the log,
+        then log what changes from here on."""
+        engine.results = self.results
+        if self.mode == "none":
+            engine.lost_hint = (
+                f"; this server (boot {self.boot_id}) keeps episodes in memory only (--durability none): "
+                "an episode from before it restarted is gone"
+            )
+            return self.report
+        lines = list(action_log.read(self.log_path))
+        self.report = replay(engine, lines)
+        self._store_replayed(engine)
+        kept = compact.keep(lines)
+        if len(kept) < len(lines) or sum(map(len, kept)) < sum(map(len, lines)):
+            action_log.write_all(self.log_path, kept)
+        self.log = action_log.ActionLog(self.log_path, self.mode)
+        engine.journal = []
+        engine.idempotency.on_finish = lambda *a: _journal_key(engine, *a)
+        if lines:
+            log.warning("replayed the action log %s: %s", self.log_path, self.report.as_dict())
+        return self.report
+
+    def _store_replayed(self, engine) -> None:
+        """Episodes that ended in the replay: store any result the crash lost,
+        and free them (the results store answers for them)."""
+        eps, engine.pending_results = engine.pending_results, []
+        missing = [ep for ep in eps if not self.results.has(ep.id)]
+        if missing:
+            engine.pending_results = missing
+            self.results.put_many(engine.take_results())
+        for ep in eps:
+            engine.free(ep.id)
+
+    def commit(self, engine) -> None:
+        """Write what ``engine`` did since the last commit: one log line, then
+        the results of episodes that ended. Called before a request is answered."""
+        if engine.journal:
+            self.log.append(engine.take_journal())
+        if engine.pending_results:
+            self.results.put_many(engine.take_results())
+
+    def needs_compaction(self) -> bool:
+        return self.log is not None and self.log.size > self.settings.compact_bytes
+
+    def compact_now(self) -> None:
+        """Compact the log in place (the loop is held: call between requests)."""
+        self.log.close()
+        lines = list(action_log.read(self.log_path))
+        size = action_log.write_all(self.log_path, compact.keep(lines))
+        self.log = action_log.ActionLog(self.log_path, self.mode)
+        log.info("compacted the action log %s to %d bytes", self.log_path, size)
+
+    def health(self) -> dict:
+        out = {"boot_id": self.boot_id, "durability": self.mode}
+        if self.mode != "none":
+            out["data_dir"] = self.path
+            out["replay"] = self.report.as_dict()
+        return out
+
+    def close(self) -> None:
+        if self.log is not None:
+            self.log.close()
+        self.results.close()
+        if self._lock is not None:
+            self._lock.close()
+
+
+def _journal_key(engine, scope, key, fingerprint, canonical, answer, expires_wall) -> None:
+    if engine.journal is not None:
+        engine.journal.append(("k", scope, key, fingerprint, canonical, answer.status,
+                               base64.b64encode(answer.body).decode(), answer.media_type, expires_wall))

@@ -1,0 +1,111 @@
+"""The action log: every acknowledged operation, appended before it is answered.
+
+One line per request (a JSON array of records), written with one ``write``
+call: a request's records reach the file together or not at all, and the
+line is on its way to the disk before the request is answered. A crash in
+the middle of a write leaves a torn last line; it was never acknowledged, so
+reading stops there and the next ``open`` cuts it off.
+
+Durability modes (``--durability``):
+
+``fsync``
+    each request's line is fsynced before the answer: survives a power cut.
+``write`` (the default)
+    each line is handed to the operating system before the answer: survives
+    the server being killed (SIGKILL, OOM, a crash), not a power cut.
+``none``
+    no log: episodes live in memory only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import msgspec
+
+log = logging.getLogger("sandworld.store")
+
+MODES = ("fsync", "write", "none")
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(list[msgspec.Raw]).decode  # a line: its records, each left raw
+
+
+class ActionLog:
+    """One server's append-only log file."""
+
+    def __init__(self, path: str, mode: str = "write"):
+        if mode not in MODES or mode == "none":
+            raise ValueError(f"durability {mode!r} has no log; use one of fsync, write")
+        self.path = path
+        self.mode = mode
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.size = os.fstat(self._fd).st_size
+        self.lines = 0
+
+    def append(self, records: list) -> None:
+        """Write one request's records as one line (one ``write``)."""
+        data = _encode(records) + b"\n"
+        view = memoryview(data)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+        self.size += len(data)
+        self.lines += 1
+        if self.mode == "fsync":
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def read(path: str):
+    """Yield each complete line's records, in order. A torn last line (a
+    crash during its write) is cut off the file, with a warning."""
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        return
+    good = 0
+    with f:
+        for line in f:
+            if not line.endswith(b"\n"):
+                break
+            try:
+                records = _decode(line)
+            except msgspec.DecodeError:
+                break
+            good += len(line)
+            yield records
+        torn = f.seek(0, os.SEEK_END) - good
+    if torn:
+        log.warning("the action log %s ended in a torn line (%d bytes, never acknowledged): cut off", path, torn)
+        os.truncate(path, good)
+
+
+def write_all(path: str, lines) -> int:
+    """Write a whole new log (compaction) next to ``path`` and move it into
+    place atomically; answer its size."""
+    tmp = path + ".compacting"
+    size = 0
+    with open(tmp, "wb") as f:
+        for records in lines:
+            data = _encode(records) + b"\n"
+            f.write(data)
+            size += len(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(os.path.dirname(path) or ".")
+    return size
+
+
+def _fsync_dir(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

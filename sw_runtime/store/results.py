@@ -1,0 +1,135 @@
+"""Scored endings, kept in SQLite under the data folder.
+
+Every episode that ends (``finished`` by a submit, or ``idle``, ``timeout``
+or ``step_limit``) is scored and stored here: its summary, its evaluation
+(score, checks, ``state_diff``, end digest), its trace and its end state (the
+records that differ from its start; the start itself is reproducible from
+environment, version and seed). ``GET /episodes/{id}`` answers from here once
+the episode has left memory. Rows older than the retention are deleted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import zlib
+
+import orjson
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (
+    episode_id  TEXT PRIMARY KEY,
+    environment TEXT NOT NULL,
+    task_id     TEXT,
+    ended_by    TEXT NOT NULL,
+    ended_at    TEXT NOT NULL,
+    score       REAL,
+    passed      INTEGER,
+    stored      REAL NOT NULL,
+    summary     BLOB NOT NULL,
+    evaluation  BLOB NOT NULL,
+    trace       BLOB NOT NULL,
+    end_state   BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_stored ON results (stored);
+"""
+
+
+def _pack(value) -> bytes:
+    return zlib.compress(orjson.dumps(value), 1)
+
+
+def _unpack(blob: bytes):
+    return orjson.loads(zlib.decompress(blob))
+
+
+class Results:
+    """The results table of one server (``results.sqlite`` in its data folder)."""
+
+    def __init__(self, path: str, durability: str = "write", retention: float = 30 * 86400.0,
+                 max_rows: int = 0):
+        self.path = path
+        self.retention = retention
+        self.max_rows = max_rows  # > 0: keep at most this many (the in-memory store of --durability none)
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        # WAL with synchronous=NORMAL survives a killed process; FULL also a power cut.
+        self.db.execute(f"PRAGMA synchronous={'FULL' if durability == 'fsync' else 'NORMAL'}")
+        self.db.executescript(_SCHEMA)
+
+    def put_many(self, rows: list) -> None:
+        """Store ended episodes: each row is (summary, evaluation, trace, end_state)."""
+        now = time.time()
+        packed = []
+        for summary, evaluation, trace, end_state in rows:
+            packed.append((
+                summary["episode_id"], summary["environment"], summary["task_id"], summary["ended_by"],
+                summary["ended_at"], evaluation.get("score"), _flag(evaluation.get("pass")), now,
+                _pack(summary), _pack(evaluation), _pack(trace), _pack(end_state),
+            ))
+        self.db.execute("BEGIN")
+        try:
+            self.db.executemany("INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", packed)
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def has(self, episode_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM results WHERE episode_id = ?", (episode_id,)).fetchone() is not None
+
+    def ended_by(self, episode_id: str) -> str | None:
+        row = self.db.execute("SELECT ended_by FROM results WHERE episode_id = ?", (episode_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def get(self, episode_id: str, *, trace: bool = True, end_state: bool = False) -> dict | None:
+        """An ended episode as ``GET /episodes/{id}`` shows it, or None."""
+        row = self.db.execute(
+            "SELECT summary, evaluation, trace, end_state FROM results WHERE episode_id = ?", (episode_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        body = _unpack(row[0])
+        if trace:
+            body["trace"] = _unpack(row[2])
+        body["evaluation"] = _unpack(row[1])
+        if end_state:
+            body["end_state"] = _unpack(row[3])
+        return body
+
+    def page(self, after: str, limit: int, environment: str | None = None, task_id: str | None = None) -> list:
+        """Summaries of stored episodes with ids after ``after``, in id order."""
+        sql = "SELECT summary FROM results WHERE episode_id > ?"
+        args: list = [after]
+        if environment is not None:
+            sql += " AND environment = ?"
+            args.append(environment)
+        if task_id is not None:
+            sql += " AND task_id = ?"
+            args.append(task_id)
+        sql += " ORDER BY episode_id LIMIT ?"
+        args.append(limit)
+        return [_unpack(r[0]) for r in self.db.execute(sql, args)]
+
+    def prune(self, now: float | None = None) -> int:
+        """Delete results older than the retention (0 keeps them forever)."""
+        if self.retention <= 0:
+            return 0
+        cutoff = (time.time() if now is None else now) - self.retention
+        gone = self.db.execute("DELETE FROM results WHERE stored < ?", (cutoff,)).rowcount
+        if self.max_rows:
+            gone += self.db.execute(
+                "DELETE FROM results WHERE rowid IN (SELECT rowid FROM results ORDER BY stored "
+                "LIMIT max(0, (SELECT count(*) FROM results) - ?))", (self.max_rows,)
+            ).rowcount
+        return gone
+
+    def __len__(self) -> int:
+        return self.db.execute("SELECT count(*) FROM results").fetchone()[0]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _flag(value):
+    return None if value is None else int(bool(value))
