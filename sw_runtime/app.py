@@ -24,6 +24,7 @@ from .api import batch, catalog, episodes, forks, seeds, snapshots, state
 from .api.common import error_response, json_response
 from .config import Settings
 from .engine.engine import Engine
+from .store import DataFolder
 from .worlds import registry
 
 log = logging.getLogger("sandworld.app")
@@ -32,12 +33,15 @@ AREAS = (episodes, batch, catalog, forks, snapshots, state, seeds)
 
 
 def build_app(settings: Settings | None = None) -> Starlette:
-    settings = settings or Settings.from_env()
+    settings = (settings or Settings.from_env()).validate()
     engine = Engine(settings)
+    data = DataFolder(settings)
+    data.open(engine)
 
     async def healthz(request: Request):
         return json_response(
-            {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(engine.episodes)}
+            {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": engine.live,
+             **data.health()}
         )
 
     async def http_error(request: Request, exc: HTTPException):
@@ -56,11 +60,12 @@ def build_app(settings: Settings | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app):
         _settle_memory()
-        sweeper = asyncio.create_task(_sweep_forever(engine))
+        sweeper = asyncio.create_task(_sweep_forever(engine, data))
         try:
             yield
         finally:
             sweeper.cancel()
+            data.close()
 
     routes = [Route("/healthz", healthz, methods=["GET"])]
     for area in AREAS:
@@ -72,6 +77,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
     )
     app.state.engine = engine
     app.state.settings = settings
+    app.state.data = data
     return app
 
 
@@ -90,11 +96,17 @@ def _settle_memory() -> None:
     gc.set_threshold(50_000, 50, 1000)
 
 
-async def _sweep_forever(engine: Engine) -> None:
-    period = max(1.0, min(60.0, engine.settings.idle_timeout / 4))
+async def _sweep_forever(engine: Engine, data: DataFolder) -> None:
+    period = max(0.25, min(60.0, engine.settings.idle_timeout / 4))
     while True:
         await asyncio.sleep(period)
         try:
-            engine.sweep()
+            while engine.sweep(most=500) >= 500:  # in slices: the loop answers between them
+                data.commit(engine)
+                await asyncio.sleep(0)
+            data.commit(engine)
+            data.results.prune()
+            if data.needs_compaction():
+                data.compact_now()
         except Exception:  # keep sweeping whatever one pass hit
             log.exception("sweep failed")

@@ -19,11 +19,19 @@ def _serve(args) -> int:
     import uvicorn
 
     from .app import build_app
-    from .config import Settings
+    from .config import Settings, SettingsError
 
+    retention = args.retention_days * 86400.0 if args.retention_days is not None else None
     settings = Settings.from_env(
-        idle_timeout=args.idle_timeout, max_body=args.max_body, step_limit=args.step_limit, shard=args.shard
+        idle_timeout=args.idle_timeout, max_body=args.max_body, step_limit=args.step_limit, shard=args.shard,
+        data_dir=args.data_dir, durability=args.durability, retention=retention, max_age=args.max_age,
+        max_episodes=args.max_episodes,
     )
+    try:
+        settings.validate()
+    except SettingsError as e:
+        print(f"sandworld serve: {e}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     import sw_core_ext
 
@@ -97,7 +105,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="largest request body accepted (default: 64 MiB, or SW_MAX_BODY)")
     s.add_argument("--step-limit", type=int, default=None, metavar="N",
                    help="steps allowed per episode (default: 200, or SW_STEP_LIMIT)")
+    s.add_argument("--max-age", type=float, default=None, metavar="SECONDS",
+                   help="end episodes older than this (default: 86400, or SW_MAX_AGE)")
+    s.add_argument("--max-episodes", type=int, default=None, metavar="N",
+                   help="open episodes per server; past it, create answers 429 (default: 500000)")
     s.add_argument("--shard", type=int, default=None, help="this server's shard number in a cluster (default: 0)")
+    s.add_argument("--data-dir", default=None, metavar="DIR",
+                   help="folder for the action log and the results store; each shard uses DIR/shard-NN "
+                        "(default: ./sandworld-data, or SW_DATA_DIR)")
+    s.add_argument("--durability", default=None, choices=["fsync", "write", "none"],
+                   help="fsync: every answer is on disk first (survives a power cut); write (default): every "
+                        "answer is in the log first (survives a killed server); none: memory only")
+    s.add_argument("--retention-days", type=float, default=None, metavar="DAYS",
+                   help="days the results of ended episodes are kept; 0 keeps them forever (default: 30)")
     s.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                    help="log level (default: %(default)s)")
     s.add_argument("--access-log", action="store_true", help="log every request")

@@ -152,6 +152,28 @@ def convert(kind, value):
         raise errors.InvalidRequest(explain(e)) from None
 
 
+_LOW, _HIGH = -(2**63), 2**64 - 1
+
+
+def refuse_big_ints(value, where: str) -> None:
+    """400 for an integer past 64 bits anywhere in ``value``: JSON tools
+    (ours, and the ones reading our answers) cannot carry it."""
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        t = type(v)
+        if t is int:
+            if not _LOW <= v <= _HIGH:
+                raise errors.InvalidRequest(
+                    f"{where} holds the integer {str(v)[:40]}{'…' if len(str(v)) > 40 else ''}, past 64 bits; "
+                    "integers must be from -2^63 to 2^64-1 (send a larger number as a string)"
+                )
+        elif t is dict:
+            todo.extend(v.values())
+        elif t is list:
+            todo.extend(v)
+
+
 def explain(e: msgspec.ValidationError) -> str:
     text = str(e)
     if text.startswith("Object contains unknown field"):

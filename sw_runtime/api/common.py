@@ -44,9 +44,12 @@ def endpoint(fn):
 
     async def handler(request: Request) -> Response:
         try:
-            return await fn(request)
+            response = await fn(request)
         except errors.ApiError as e:
-            return error_response(e)
+            response = error_response(e)
+        state = request.app.state
+        state.data.commit(state.engine)  # what the request did is logged before it is answered
+        return response
 
     handler.__name__ = fn.__name__
     handler.__doc__ = fn.__doc__

@@ -84,8 +84,10 @@ def _check_key(key: str) -> None:
 def _canonical(body: bytes) -> bytes:
     try:
         return orjson.dumps(orjson.loads(body), option=orjson.OPT_SORT_KEYS) if body.strip() else b""
-    except orjson.JSONDecodeError:
-        return body  # not JSON: the route will refuse it; compare the bytes
+    except (orjson.JSONDecodeError, TypeError, RecursionError):
+        # Not JSON (the route will refuse it), or nested past what orjson
+        # writes back (it reads 1,024 levels, writes 254): compare the bytes.
+        return body
 
 
 def _fingerprint(request: Request, body: bytes) -> str:

@@ -20,7 +20,7 @@ def routes(engine, settings) -> list:
     @endpoint
     async def take(request: Request):
         schemas.decode(schemas.CreateSnapshot, await read_body(request, limit), empty_ok=True)
-        snap = engine.snapshots.take(engine.get(request.path_params["id"]))
+        snap = engine.take_snapshot(request.path_params["id"])
         return json_response(snap.describe(), 201)
 
     @endpoint
@@ -29,7 +29,7 @@ def routes(engine, settings) -> list:
 
     @endpoint
     async def delete(request: Request):
-        snap = engine.snapshots.delete(request.path_params["id"])
+        snap = engine.delete_snapshot(request.path_params["id"])
         return json_response({"snapshot_id": snap.id, "deleted": True})
 
     return [

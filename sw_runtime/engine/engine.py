@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 import msgspec
 import orjson
 
-from .. import errors
+from .. import errors, schemas
 from ..config import Settings
 from ..verify import custom
 from ..verify.evaluate import Facts
@@ -141,6 +141,10 @@ class Engine:
         ``episode_id``: the id it had (a replay), else a new one."""
         world = get_world(environment)
         self.make_room(1)
+        if req.checks:
+            schemas.refuse_big_ints(req.checks, "checks")
+        if req.state is not None:
+            schemas.refuse_big_ints(req.state, "state")
         task = None
         if req.task_id is not None:
             task = world.tasks_by_id.get(req.task_id)

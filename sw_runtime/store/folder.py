@@ -91,9 +91,27 @@ class DataFolder:
         """Write what ``engine`` did since the last commit: one log line, then
         the results of episodes that ended. Called before a request is answered."""
         if engine.journal:
-            self.log.append(engine.take_journal())
+            records = engine.take_journal()
+            try:
+                self.log.append(records)
+            except (TypeError, ValueError, OverflowError):
+                self._append_each(records)
         if engine.pending_results:
             self.results.put_many(engine.take_results())
+
+    def _append_each(self, records: list) -> None:
+        """A record that cannot be encoded (a bug: requests are validated
+        before they reach the engine) is left out, loudly; the rest are kept."""
+        good = []
+        for rec in records:
+            try:
+                action_log._encode(rec)
+            except (TypeError, ValueError, OverflowError) as e:
+                log.error("an action cannot be logged and will not survive a restart: %r (%s)", rec[:2], e)
+            else:
+                good.append(rec)
+        if good:
+            self.log.append(good)
 
     def needs_compaction(self) -> bool:
         return self.log is not None and self.log.size > self.settings.compact_bytes

@@ -14,6 +14,9 @@ from . import checks as C
 MAX_CUSTOM = 64
 
 
+MAX_WEIGHT = 1e6  # weights are relative; past this a sum of them loses precision
+
+
 def _path_of(e: msgspec.ValidationError, index: int) -> str:
     text = str(e)
     where = text.rsplit(" - at `$", 1)[-1].rstrip("`") if " - at `$" in text else ""
@@ -73,8 +76,8 @@ def _validate(check, i: int, world) -> None:
                 raise errors.InvalidRequest(f"checks[{i}].{name}: must be an integer from 0")
         if check.min is not None and check.max is not None and check.min > check.max:
             raise errors.InvalidRequest(f"checks[{i}]: min is larger than max")
-    if check.weight <= 0:
-        raise errors.InvalidRequest(f"checks[{i}].weight: must be above 0")
+    if not 0 < check.weight <= MAX_WEIGHT:  # also refuses NaN
+        raise errors.InvalidRequest(f"checks[{i}].weight: must be above 0 and at most {MAX_WEIGHT:g}")
 
 
 def describe(check) -> str:

@@ -34,13 +34,15 @@ def weighted(checks: list, passes: list, start_passes: list) -> tuple:
     """``(score, all_pass)`` from each check's result (True, False or None)."""
     total = earned = 0.0
     all_pass = True
+    # Weights are relative: scaled by the largest, so that no sum of them overflows.
+    top = max((c.weight for c in checks), default=1.0) or 1.0
     for check, passed, at_start in zip(checks, passes, start_passes):
         if passed is not True:
             all_pass = False
         if is_scored(check, at_start, passed):
-            total += check.weight
+            total += check.weight / top
             if passed is True:
-                earned += check.weight
+                earned += check.weight / top
     if total > 0:
         return round(earned / total, 2), all_pass
     return (1.0 if all_pass and checks else 0.0), all_pass

@@ -39,9 +39,17 @@ def local_server(*args: str, env: dict | None = None, timeout: float = 60.0):
 @contextlib.contextmanager
 def local_server_process(*args: str, env: dict | None = None, timeout: float = 60.0):
     """``local_server``, yielding ``(api_url, process)`` for callers that
-    watch the server itself (the benchmarks read its CPU time)."""
+    watch the server itself (the benchmarks read its CPU time).
+
+    Unless ``--data-dir`` (or ``SW_DATA_DIR``) is given, the server keeps its
+    data folder in a temporary folder removed afterwards: a throwaway server
+    never writes into the current directory."""
     port = free_port()
     full_env = {**os.environ, **(env or {})}
+    scratch = None
+    if "--data-dir" not in args and not full_env.get("SW_DATA_DIR"):
+        scratch = tempfile.TemporaryDirectory(prefix="sandworld-data-")
+        args = (*args, "--data-dir", scratch.name)
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(
         [sys.executable, "-m", "sw_runtime", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
@@ -74,3 +82,5 @@ def local_server_process(*args: str, env: dict | None = None, timeout: float = 6
             proc.kill()
             proc.wait()
         log.close()
+        if scratch is not None:
+            scratch.cleanup()
