@@ -73,11 +73,7 @@ def routes(engine, settings) -> list:
 
     @endpoint
     async def show_episode(request: Request):
-        ep = engine.get(request.path_params["id"])
-        body = ep.summary()
-        body["trace"] = ep.trace.entries()
-        body["evaluation"] = ep.evaluation
-        return json_response(body)
+        return json_response(engine.describe(request.path_params["id"]))
 
     @endpoint
     async def step(request: Request):

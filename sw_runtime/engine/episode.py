@@ -289,6 +289,7 @@ class Episode:
             "seed": self.seed,
             "agent_name": self.agent_name,
             "status": self.status,
+            "ended_by": self.ended_by,
             "steps": self.steps,
             "step_limit": self.step_limit,
             "step_budget": self.task.step_budget if self.task else None,

@@ -1,0 +1,146 @@
+"""Nothing acknowledged is lost: a killed server, restarted on its data
+folder, comes back with every episode, step, digest, trace, ending and
+idempotency key it answered (real servers, real SIGKILL)."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+
+import httpx
+import pytest
+from sandworld.local import local_server_process
+
+from tests.runtime.test_api import assert_error, create
+
+pytestmark = pytest.mark.slow
+
+
+@contextlib.contextmanager
+def server(data_dir, *args):
+    with local_server_process("--data-dir", str(data_dir), *args) as (url, proc):
+        with httpx.Client(base_url=url, timeout=60) as http:
+            yield http, proc
+
+
+def root_get(http, path):
+    return httpx.get(str(http.base_url).removesuffix("/api/v1/") + path, timeout=10)
+
+
+def test_sigkill_mid_batch_loses_no_acknowledged_step(tmp_path):
+    acked: dict = {}  # episode id -> the step answers the server acknowledged
+    with server(tmp_path) as (http, proc):
+        ids = [create(http, "coinpurse", task_id="cp-02", seed=i)["episode_id"] for i in range(8)]
+        tools = ["get_balance", "list_requests", "list_contacts", "list_transactions"]
+        first = root_get(http, "/healthz").json()
+        stop = threading.Event()
+
+        def drive():
+            n = 0
+            while not stop.is_set():
+                calls = [{"episode_id": e, "tool": tools[(n + i) % 4], "arguments": {}} for i, e in enumerate(ids)]
+                n += 1
+                try:
+                    r = http.post("/batch", json={"calls": calls * 3})
+                except httpx.TransportError:
+                    return  # killed mid-request: this batch was never acknowledged
+                for res in r.json()["results"]:
+                    if res.get("step"):
+                        acked.setdefault(res["episode_id"], []).append(res)
+
+        t = threading.Thread(target=drive)
+        t.start()
+        while sum(map(len, acked.values())) < 300:
+            t.join(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        stop.set()
+        t.join()
+    with server(tmp_path) as (http, _):
+        health = root_get(http, "/healthz").json()
+        assert health["boot_id"] != first["boot_id"]
+        assert health["replay"]["mismatches"] == 0 and health["replay"]["steps"] >= 300
+        for eid, answers in acked.items():
+            got = http.get(f"/episodes/{eid}").json()
+            assert got["status"] == "open" and got["steps"] >= len(answers)
+            for answer in answers:
+                entry = got["trace"][answer["step"] - 1]
+                assert entry["seq"] == answer["step"] and entry["at"] == answer["at"]
+                assert entry["tool"] == answer["tool"] and entry["ok"] == answer["ok"]
+                assert entry["result"] == answer["result"]
+            last = answers[-1]["step"]
+            digest_then = got["trace"][last - 1]["state_digest"]
+            assert digest_then == got["trace"][last - 1]["state_digest"]
+        # and the episodes go on from where they were
+        eid = ids[0]
+        before = http.get(f"/episodes/{eid}").json()["steps"]
+        r = http.post(f"/episodes/{eid}/step", json={"tool": "get_balance", "arguments": {}})
+        assert r.status_code == 200 and r.json()["step"] == before + 1
+
+
+def test_everything_acknowledged_comes_back_the_same(tmp_path):
+    with server(tmp_path) as (http, proc):
+        a = create(http, "coinpurse", task_id="cp-01", seed=3)["episode_id"]
+        http.post(f"/episodes/{a}/step", json={"tool": "list_requests", "arguments": {}})
+        forks = http.post(f"/episodes/{a}/fork", json={"n": 2}).json()["episodes"]
+        child = forks[0]["episode_id"]
+        http.post(f"/episodes/{child}/step", json={"tool": "get_balance", "arguments": {}})
+        snap = http.post(f"/episodes/{child}/snapshots").json()["snapshot_id"]
+        from_snap = create(http, "coinpurse", snapshot_id=snap)["episode_id"]
+        done = create(http, "dummy", task_id="dm-01")["episode_id"]
+        http.post(f"/episodes/{done}/step", json={"tool": "add", "arguments": {"id": "it-01", "amount": 10}})
+        scored = http.post(f"/episodes/{done}/submit", json={"output": "ok"}).json()
+        before = {e: http.get(f"/episodes/{e}").json() for e in (a, child, forks[1]["episode_id"], from_snap)}
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    with server(tmp_path) as (http, _):
+        for eid, was in before.items():
+            now = http.get(f"/episodes/{eid}").json()
+            for field in ("digest", "steps", "trace", "seed_digest", "forked_from", "snapshot_id", "status"):
+                assert now[field] == was[field], (eid, field)
+        assert http.get(f"/snapshots/{snap}").status_code == 200
+        kept = http.get(f"/episodes/{done}").json()
+        assert kept["status"] == "ended" and kept["ended_by"] == "finished"
+        assert kept["evaluation"]["score"] == scored["score"] and kept["evaluation"]["digest"] == scored["digest"]
+        assert_error(http.post(f"/episodes/{done}/step", json={"tool": "noop"}), 409, "episode_closed")
+
+
+def test_a_keyed_create_retried_across_a_restart_returns_the_same_episode(tmp_path):
+    body = {"task_id": "dm-01", "seed": 7}
+    key = {"Idempotency-Key": "create-7f3a"}
+    with server(tmp_path) as (http, proc):
+        first = http.post("/environments/dummy/episodes", json=body, headers=key)
+        assert first.status_code == 201
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    with server(tmp_path) as (http, _):
+        again = http.post("/environments/dummy/episodes", json=body, headers=key)
+        assert again.status_code == 201 and again.headers["idempotent-replayed"] == "true"
+        assert again.json()["episode_id"] == first.json()["episode_id"]
+        assert http.get(f"/episodes/{first.json()['episode_id']}").json()["status"] == "open"
+
+
+def test_a_replayed_step_that_lands_elsewhere_is_reported(tmp_path):
+    with server(tmp_path) as (http, proc):
+        eid = create(http, "dummy", task_id="dm-01")["episode_id"]
+        http.post(f"/episodes/{eid}/step", json={"tool": "add", "arguments": {"id": "it-01", "amount": 10}})
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    log = tmp_path / "shard-00" / "actions.log"
+    text = log.read_text()
+    digest = text.split('"sha256:')[1].split('"')[0]
+    log.write_text(text.replace(digest, "0" * 64))
+    with server(tmp_path) as (http, _):
+        replay = root_get(http, "/healthz").json()["replay"]
+        assert replay["mismatches"] == 1
+
+
+def test_without_durability_an_old_id_says_the_server_restarted(tmp_path):
+    with server(tmp_path, "--durability", "none") as (http, proc):
+        eid = create(http, "dummy")["episode_id"]
+        assert root_get(http, "/healthz").json()["durability"] == "none"
+    with server(tmp_path, "--durability", "none") as (http, _):
+        err = assert_error(http.get(f"/episodes/{eid}"), 404, "not_found")
+        assert "restarted" in err["message"] and "memory only" in err["message"]
+    assert not (tmp_path / "shard-00").exists()
