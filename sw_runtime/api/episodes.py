@@ -7,7 +7,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .. import schemas
+from .. import errors, schemas
 from ..worlds import get_world, registry
 from ..engine.users import ASK_USER
 from .common import API, endpoint, json_response, read_body
@@ -76,6 +76,24 @@ def routes(engine, settings) -> list:
         return json_response(engine.describe(request.path_params["id"]))
 
     @endpoint
+    async def list_episodes(request: Request):
+        q = request.query_params
+        unknown = set(q) - {"status", "environment", "task_id", "limit", "cursor"}
+        if unknown:
+            raise errors.InvalidRequest(f"unknown query parameter {sorted(unknown)[0]!r}; the filters are "
+                                        "status, environment, task_id, limit and cursor")
+        try:
+            limit = int(q.get("limit", "100"))
+        except ValueError:
+            raise errors.InvalidRequest("limit must be an integer from 1 to 1000") from None
+        return json_response(engine.page(q.get("status"), q.get("environment"), q.get("task_id"), limit,
+                                         q.get("cursor")))
+
+    @endpoint
+    async def delete_episode(request: Request):
+        return json_response(engine.delete(request.path_params["id"]))
+
+    @endpoint
     async def step(request: Request):
         req = schemas.decode(schemas.Step, await read_body(request, limit))
         eid = request.path_params["id"]
@@ -102,7 +120,9 @@ def routes(engine, settings) -> list:
         Route(f"{API}/environments", list_environments, methods=["GET"]),
         Route(f"{API}/environments/{{env}}", show_environment, methods=["GET"]),
         Route(f"{API}/environments/{{env}}/episodes", create_episode, methods=["POST"]),
+        Route(f"{API}/episodes", list_episodes, methods=["GET"]),
         Route(f"{API}/episodes/{{id}}", show_episode, methods=["GET"]),
+        Route(f"{API}/episodes/{{id}}", delete_episode, methods=["DELETE"]),
         Route(f"{API}/episodes/{{id}}/step", step, methods=["POST"]),
         Route(f"{API}/episodes/{{id}}/submit", submit, methods=["POST"]),
     ]

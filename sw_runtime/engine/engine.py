@@ -11,6 +11,7 @@ Ended episodes wait in ``pending_results`` for the results store.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import secrets
 import time
@@ -363,6 +364,33 @@ class Engine:
             self.free(episode_id)
         return {"episode_id": episode_id, "status": endings.ENDED, "ended_by": ep.ended_by,
                 "evaluation": ep.evaluation}
+
+    def page(self, status: str | None = None, environment: str | None = None, task_id: str | None = None,
+             limit: int = 100, cursor: str | None = None) -> dict:
+        """``GET /episodes``: summaries in episode id order (a stable order),
+        live ones from memory and ended ones from the results store; pass
+        ``next_cursor`` back as ``cursor`` for the next page."""
+        if status not in (None, "open", "submitting", "submitted", endings.ENDED):
+            raise errors.InvalidRequest(f"status {status!r}: use open, submitting, submitted or ended")
+        if not 1 <= limit <= 1000:
+            raise errors.InvalidRequest(f"limit {limit}: a page holds 1 to 1000 episodes")
+        after = cursor or ""
+        found = {}
+        if status != endings.ENDED:
+            mine = [ep for eid, ep in self.episodes.items() if eid > after
+                    and (status is None or ep.status == status)
+                    and (environment is None or ep.world.name == environment)
+                    and (task_id is None or (ep.task is not None and ep.task.id == task_id))]
+            for ep in heapq.nsmallest(limit + 1, mine, key=lambda e: e.id):
+                found[ep.id] = ep.summary()
+        if status in (None, endings.ENDED) and self.results is not None:
+            for summary in self.results.page(after, limit + 1 + len(found), environment, task_id):
+                if status == endings.ENDED or summary["episode_id"] not in self.episodes:
+                    found.setdefault(summary["episode_id"], summary)
+        ids = sorted(found)
+        more = len(ids) > limit
+        ids = ids[:limit]
+        return {"episodes": [found[i] for i in ids], "next_cursor": ids[-1] if more else None}
 
     def take_snapshot(self, episode_id: str, snapshot_id: str | None = None):
         """Snapshot an episode (open or ended, still in memory)."""

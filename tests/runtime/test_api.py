@@ -260,15 +260,16 @@ def test_step_limit_is_409_and_submit_still_works():
             assert ev["steps"] == 3 and ev["failure_kind"] == "step_limit"
 
 
-def test_idle_episodes_are_evicted():
+def test_idle_episodes_are_ended_and_leave_memory():
     import time
 
     with running_server("--idle-timeout", "1") as url:
         with httpx.Client(base_url=url) as http:
             eid = create(http, task_id="dm-01")["episode_id"]
             deadline = time.monotonic() + 10
-            while http.get(f"/episodes/{eid}").status_code == 200:
-                assert time.monotonic() < deadline, "episode was never evicted"
+            while http.get(f"/episodes/{eid}").json()["status"] != "ended":
+                assert time.monotonic() < deadline, "episode was never ended"
                 time.sleep(0.3)
-            err = assert_error(http.get(f"/episodes/{eid}"), 404, "not_found")
-            assert "evicted" in err["message"] and "idle" in err["message"]
+            assert http.get(f"/episodes/{eid}").json()["ended_by"] == "idle"  # from the results store
+            err = assert_error(http.post(f"/episodes/{eid}/step", json={"tool": "noop"}), 409, "episode_closed")
+            assert "idle" in err["message"]

@@ -89,7 +89,7 @@ def test_everything_acknowledged_comes_back_the_same(tmp_path):
         snap = http.post(f"/episodes/{child}/snapshots").json()["snapshot_id"]
         from_snap = create(http, "coinpurse", snapshot_id=snap)["episode_id"]
         done = create(http, "dummy", task_id="dm-01")["episode_id"]
-        http.post(f"/episodes/{done}/step", json={"tool": "add", "arguments": {"id": "it-01", "amount": 10}})
+        http.post(f"/episodes/{done}/step", json={"tool": "set", "arguments": {"key": "it-01", "value": 11}})
         scored = http.post(f"/episodes/{done}/submit", json={"output": "ok"}).json()
         before = {e: http.get(f"/episodes/{e}").json() for e in (a, child, forks[1]["episode_id"], from_snap)}
         proc.send_signal(signal.SIGKILL)
@@ -124,7 +124,7 @@ def test_a_keyed_create_retried_across_a_restart_returns_the_same_episode(tmp_pa
 def test_a_replayed_step_that_lands_elsewhere_is_reported(tmp_path):
     with server(tmp_path) as (http, proc):
         eid = create(http, "dummy", task_id="dm-01")["episode_id"]
-        http.post(f"/episodes/{eid}/step", json={"tool": "add", "arguments": {"id": "it-01", "amount": 10}})
+        http.post(f"/episodes/{eid}/step", json={"tool": "set", "arguments": {"key": "it-01", "value": 11}})
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     log = tmp_path / "shard-00" / "actions.log"
