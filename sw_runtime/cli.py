@@ -43,12 +43,14 @@ def _serve(args) -> int:
         f"(state core: {sw_core_ext.IMPLEMENTATION})",
         flush=True,
     )
+    from .api import protocol
+
     uvicorn.run(
         build_app(settings),
         host=args.host,
         port=args.port,
         loop="uvloop",
-        http="httptools",
+        http=protocol.configured(settings),  # httptools, with read timeouts and a header limit
         log_level=args.log_level,
         access_log=args.access_log,
         timeout_keep_alive=30,

@@ -37,6 +37,10 @@ class Settings:
     durability: str = "write"  # fsync | write | none (see sw_runtime/store/log.py)
     retention: float = 30 * 86400.0  # seconds ended episodes' results are kept; 0 keeps them forever
     compact_bytes: int = 64 * 1024 * 1024  # the log is compacted when it grows past this
+    # Connections (api/protocol.py)
+    header_timeout: float = 10.0  # seconds a request's headers may take to arrive
+    body_timeout: float = 30.0  # seconds a request body may pause between chunks
+    max_header_bytes: int = 64 * 1024  # request line plus headers
     # Memory budgets
     keep_ended: int = 10_000  # ended episodes kept in memory (a GET then shows state); the rest only stored
     keep_ended_for: float = 300.0  # seconds an ended episode stays in memory at most
@@ -96,6 +100,9 @@ _RANGES = (
     ("max_idempotency_keys", 1, 100_000_000),
     ("max_idempotency_bytes", 0, 2**50),
     ("retention", 0, 100 * 365 * 86400),
+    ("header_timeout", 0.001, 3600),
+    ("body_timeout", 0.001, 3600),
+    ("max_header_bytes", 1024, 2**24),
     ("compact_bytes", 1024, 2**50),
     ("keep_ended", 0, 100_000_000),
     ("keep_ended_for", 0, 365 * 86400),

@@ -71,6 +71,14 @@ class IdempotencyInProgress(ApiError):
     code, status = "idempotency_in_progress", 409
 
 
+class RequestTimeout(ApiError):
+    code, status = "request_timeout", 408  # sent by the connection itself (api/protocol.py)
+
+
+class HeadersTooLarge(ApiError):
+    code, status = "headers_too_large", 431  # sent by the connection itself (api/protocol.py)
+
+
 class PayloadTooLarge(ApiError):
     code, status = "payload_too_large", 413
 

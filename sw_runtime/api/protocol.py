@@ -1,0 +1,123 @@
+"""The HTTP connection: uvicorn's httptools protocol with read timeouts, a
+header size limit, and its own errors in the JSON envelope.
+
+uvicorn reads headers and bodies for as long as a client cares to send
+them, so a few hundred slow connections hold every descriptor and every
+good request fails. Here a request's headers must arrive within
+``HEADER_TIMEOUT`` seconds of its first byte (or of the connection opening),
+the body may pause at most ``BODY_TIMEOUT`` seconds between chunks, and the
+request line plus headers may take at most ``MAX_HEADER_BYTES``. What
+uvicorn answers itself (a request it cannot parse) leaves in the envelope
+``{"error": {"code", "message"}}`` like every other error.
+"""
+
+from __future__ import annotations
+
+import orjson
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+
+from .. import errors
+
+HEADER_TIMEOUT = 10.0
+BODY_TIMEOUT = 30.0
+MAX_HEADER_BYTES = 64 * 1024
+
+
+def error_bytes(status: int, code: str, message: str) -> bytes:
+    """A whole HTTP response carrying the error envelope; the connection closes after it."""
+    body = orjson.dumps({"error": {"code": code, "message": message}})
+    return b"".join([
+        STATUS_LINE[status], b"content-type: application/json\r\n",
+        b"content-length: %d\r\n" % len(body), b"connection: close\r\n\r\n", body,
+    ])
+
+
+class _HeadersTooLarge(Exception):
+    pass
+
+
+def configured(settings) -> type:
+    """The protocol class with the server's settings (``uvicorn.run(http=...)``)."""
+    return type("SandworldProtocol", (SandworldProtocol,), {
+        "header_timeout": settings.header_timeout, "body_timeout": settings.body_timeout,
+        "max_header_bytes": settings.max_header_bytes,
+    })
+
+
+class SandworldProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, bounded (see the module docstring)."""
+
+    header_timeout = HEADER_TIMEOUT
+    body_timeout = BODY_TIMEOUT
+    max_header_bytes = MAX_HEADER_BYTES
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._timer = None
+        self._header_bytes = 0
+        self._too_large = False
+
+    def _arm(self, seconds: float, why: str) -> None:
+        self._disarm()
+        self._timer = self.loop.call_later(seconds, self._timed_out, why)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _timed_out(self, why: str) -> None:
+        self._timer = None
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(error_bytes(errors.RequestTimeout.status, errors.RequestTimeout.code, why))
+            self.transport.close()
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self._arm(self.header_timeout, f"no complete request headers within {self.header_timeout:g} s")
+
+    def connection_lost(self, exc) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._header_bytes = 0
+        self._arm(self.header_timeout, f"the request headers did not arrive within {self.header_timeout:g} s")
+
+    def _count(self, n: int) -> None:
+        self._header_bytes += n
+        if self._header_bytes > self.max_header_bytes:
+            self._too_large = True
+            raise _HeadersTooLarge()
+
+    def on_url(self, url: bytes) -> None:
+        self._count(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count(len(name) + len(value) + 4)
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        self._arm(self.body_timeout, f"the request body paused for more than {self.body_timeout:g} s")
+        super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        self._arm(self.body_timeout, f"the request body paused for more than {self.body_timeout:g} s")
+        super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
+
+    def send_400_response(self, msg: str) -> None:
+        self._disarm()
+        if self._too_large:
+            data = error_bytes(errors.HeadersTooLarge.status, errors.HeadersTooLarge.code,
+                               f"the request line and headers pass {self.max_header_bytes} bytes, the most this "
+                               "server reads")
+        else:
+            data = error_bytes(errors.InvalidRequest.status, errors.InvalidRequest.code, f"{msg.rstrip('.')}: the bytes sent are not valid HTTP/1.1")
+        self.transport.write(data)
+        self.transport.close()

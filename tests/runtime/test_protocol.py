@@ -1,0 +1,54 @@
+"""The connection itself: read timeouts, a header size limit, and uvicorn's
+own errors in the JSON envelope (a real server, raw sockets)."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import httpx
+import orjson
+import pytest
+from sandworld.local import local_server
+
+from sw_runtime.api import protocol
+
+
+def raw(url: str, data: bytes, wait: float = 5.0) -> bytes:
+    host, port = url.split("//")[1].split("/")[0].split(":")
+    with socket.create_connection((host, int(port)), timeout=wait + 20) as s:
+        s.sendall(data)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    return out
+
+
+def envelope(answer: bytes) -> tuple:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status = int(head.split(b" ")[1])
+    assert b"content-type: application/json" in head.lower()
+    return status, orjson.loads(body)["error"]
+
+
+def test_unparseable_http_is_a_json_400(api):
+    status, err = envelope(raw(api, b"GARBAGE \x00\x01 nonsense\r\n\r\n"))
+    assert status == 400 and err["code"] == "invalid_request" and "HTTP" in err["message"]
+
+
+def test_headers_past_the_limit_are_431(api):
+    big = b"x-filler: " + b"a" * (protocol.MAX_HEADER_BYTES + 10) + b"\r\n"
+    status, err = envelope(raw(api, b"GET /healthz HTTP/1.1\r\nhost: x\r\n" + big + b"\r\n"))
+    assert status == 431 and err["code"] == "headers_too_large"
+
+
+@pytest.mark.slow
+def test_slow_headers_and_bodies_time_out(monkeypatch):
+    # The timeouts are the server's constants; a test server gets short ones.
+    with local_server(env={"SW_HEADER_TIMEOUT": "1", "SW_BODY_TIMEOUT": "1"}) as url:
+        t = time.monotonic()
+        status, err = envelope(raw(url, b"GET /healthz HTTP/1.1\r\nhost: x\r\n"))  # never ends its headers
+        assert status == 408 and err["code"] == "request_timeout" and time.monotonic() - t < 5
+        status, err = envelope(raw(url, b"POST /api/v1/batch HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{"))
+        assert status == 408 and "body" in err["message"]
+        assert httpx.get(url.removesuffix("/api/v1") + "/healthz").status_code == 200
