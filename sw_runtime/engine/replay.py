@@ -1,29 +1,40 @@
-"""Replaying a list of calls on a start state, outside any episode."""
+"""A task's reference solution played on a start state, outside any live episode.
+
+The calls run through ``Episode.answer``, the path every agent's call takes,
+on a throwaway episode: the same decoding, tool, reactions and clock. A
+reference solution is the task's own proof that it can be solved, so a call
+of it that is refused or fails is a bug in the task, and raises
+``ReferenceFailed`` naming the step, rather than being skipped.
+"""
 
 from __future__ import annotations
 
-from ..worlds.tool import Context
-from .episode import decode_args
+import orjson
+
+from .episode import Episode
+from .users import ASK_USER
+
+
+class ReferenceFailed(RuntimeError):
+    """A reference solution's call did not succeed."""
 
 
 def replay(world, start, calls: list, seed: int = 0):
-    """Apply ``[(tool, arguments), ...]`` to a fork of ``start`` as steps 1..n
-    and return the end Store. Refused calls change nothing, as in an episode;
-    reactions fire as they would."""
-    store = start.fork()
-    clock = world.clock(len(calls))
+    """Apply ``[(tool, arguments), ...]`` to a fork of ``start`` as steps
+    1..n and return the end Store. ``ask_user`` calls (a question to the
+    user) change no state and are passed over."""
+    ep = Episode(id="ep_reference", world=world, task=None, seed=seed, setup=None, checks=[], start_passes=[],
+                 start=start, seed_digest="", agent_name=None, created_at="", step_limit=max(1, len(calls)),
+                 clock=world.clock(max(1, len(calls))))
+    ep.args_cap = 1 << 62  # the reference's arguments are the task's own: keep them whole
     for n, (name, arguments) in enumerate(calls, start=1):
-        tool = world.tools_by_name.get(name)
-        if tool is None:
-            continue  # ask_user and unknown tools change no state
-        args, error = decode_args(tool, arguments)
-        if error is not None:
+        if name == ASK_USER:
+            ep.steps += 1  # the step still passes (the clock moves as in an episode)
             continue
-        ctx = Context(store, n, clock[n], world.epoch_ms + n * 1000 * world.seconds_per_step, seed)
-        try:
-            result = tool.fn(ctx, args)
-        except Exception:  # a refusal changes nothing; a reference solution should not refuse
-            continue
-        for rule in world.reactions_by_tool.get(name, ()):
-            rule.fire(ctx, args, result)
-    return store
+        parts = ep.answer(name, orjson.dumps(arguments))
+        if ep.trace.rows[-1][4] is not True:
+            answer = orjson.loads(b"".join(parts) + b"}")
+            raise ReferenceFailed(
+                f"{world.name}: step {n} of a reference solution ({name}) failed: {answer.get('error')}"
+            )
+    return ep.store
