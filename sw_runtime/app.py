@@ -24,6 +24,7 @@ from .api import batch, catalog, episodes, forks, seeds, snapshots, state
 from .api.common import error_response, json_response
 from .config import Settings
 from .engine.engine import Engine
+from .engine.lifetimes import return_memory
 from .store import DataFolder
 from .worlds import registry
 
@@ -98,6 +99,7 @@ def _settle_memory() -> None:
 
 async def _sweep_forever(engine: Engine, data: DataFolder) -> None:
     period = max(0.25, min(60.0, engine.settings.idle_timeout / 4))
+    trimmed_at = 0
     while True:
         await asyncio.sleep(period)
         try:
@@ -106,6 +108,9 @@ async def _sweep_forever(engine: Engine, data: DataFolder) -> None:
                 await asyncio.sleep(0)
             data.commit(engine)
             data.results.prune()
+            if engine.freed - trimmed_at >= 1000:  # many episodes freed: give their pages back
+                trimmed_at = engine.freed
+                return_memory()
             if data.needs_compaction():
                 data.compact_now()
         except Exception:  # keep sweeping whatever one pass hit

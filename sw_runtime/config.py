@@ -42,8 +42,8 @@ class Settings:
     body_timeout: float = 30.0  # seconds a request body may pause between chunks
     max_header_bytes: int = 64 * 1024  # request line plus headers
     # Memory budgets
-    keep_ended: int = 10_000  # ended episodes kept in memory (a GET then shows state); the rest only stored
-    keep_ended_for: float = 300.0  # seconds an ended episode stays in memory at most
+    keep_ended: int = 2_000  # ended episodes kept in memory (a GET then shows state); the rest only stored
+    keep_ended_for: float = 60.0  # seconds an ended episode stays in memory at most
     max_live_bytes: int = 8 * 1024**3  # bytes the open episodes' traces may hold; past it, create answers 429
     max_trace_arguments: int = 64 * 1024  # a call's arguments larger than this are not kept in the trace
     snapshot_ttl: float = 86400.0  # seconds a snapshot lives

@@ -94,6 +94,7 @@ class Engine:
         self.results = None  # store.results.Results: ended episodes, once they leave memory
         self.pending_results: list = []  # ended episodes not yet in the results store
         self.lost_hint = ""  # said of an unknown id of this server (the store sets it)
+        self.freed = 0  # episodes freed from memory so far (the sweeper returns memory after many)
 
     # -- lookup --------------------------------------------------------------
 
@@ -350,8 +351,13 @@ class Engine:
 
     def free(self, episode_id: str) -> None:
         """Drop an ended episode from memory (its result is in the store)."""
-        self.episodes.pop(episode_id, None)
+        ep = self.episodes.pop(episode_id, None)
         self.lifetimes.forget(episode_id)
+        if ep is not None:
+            # Signals hold their episode: break the cycle, so the episode is
+            # freed by reference counting now, not at a rare full collection.
+            ep.tracker = None
+            self.freed += 1
 
     def delete(self, episode_id: str) -> dict:
         """``DELETE /episodes/{id}``: end an open episode (``deleted``) and free it."""
@@ -454,9 +460,8 @@ class Engine:
         due = self.lifetimes.due(self.episodes, now, most)
         for ep, why in due:
             self.end(ep, why)
-        freed = self.lifetimes.to_free(now, most)
-        for eid in freed:
-            self.episodes.pop(eid, None)
+        for eid in self.lifetimes.to_free(now, most):
+            self.free(eid)
         for sid in self.snapshots.expire(now):
             if self.journal is not None:
                 self.journal.append(("pd", sid))

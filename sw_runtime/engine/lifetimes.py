@@ -16,6 +16,8 @@ stays in the results store).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import heapq
 from collections import OrderedDict
 
@@ -79,3 +81,25 @@ class Lifetimes:
 
     def __len__(self) -> int:
         return len(self._heap)
+
+
+def _malloc_trim():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc.malloc_trim
+    except (OSError, AttributeError):  # not glibc: nothing to call
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def return_memory() -> bool:
+    """Hand the C heap's free pages back to the operating system (glibc's
+    ``malloc_trim``): after many episodes are freed, Python's allocator has
+    released its arenas but glibc keeps the pages mapped. False where there
+    is no such call."""
+    if _TRIM is None:
+        return False
+    _TRIM(0)
+    return True
