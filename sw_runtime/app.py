@@ -112,6 +112,6 @@ async def _sweep_forever(engine: Engine, data: DataFolder) -> None:
                 trimmed_at = engine.freed
                 return_memory()
             if data.needs_compaction():
-                data.compact_now()
+                await data.compact()
         except Exception:  # keep sweeping whatever one pass hit
             log.exception("sweep failed")

@@ -9,6 +9,7 @@ has its own shard number and so its own folder.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import fcntl
 import logging
@@ -116,13 +117,22 @@ class DataFolder:
     def needs_compaction(self) -> bool:
         return self.log is not None and self.log.size > self.settings.compact_bytes
 
-    def compact_now(self) -> None:
-        """Compact the log in place (the loop is held: call between requests)."""
+    async def compact(self) -> None:
+        """Compact the log while the server runs: the log as it stands is
+        read, filtered and written aside in a thread; then, on the loop and
+        without yielding, what was appended meanwhile is copied after it and
+        the new file takes the old one's place."""
+        upto = self.log.size
+        path = self.log_path
+
+        def aside():
+            return action_log.write_aside(path, compact.keep(list(action_log.read(path, upto))))
+
+        tmp = await asyncio.to_thread(aside)
         self.log.close()
-        lines = list(action_log.read(self.log_path))
-        size = action_log.write_all(self.log_path, compact.keep(lines))
-        self.log = action_log.ActionLog(self.log_path, self.mode)
-        log.info("compacted the action log %s to %d bytes", self.log_path, size)
+        size = action_log.finish_aside(path, tmp, upto)
+        self.log = action_log.ActionLog(path, self.mode)
+        log.info("compacted the action log %s to %d bytes", path, size)
 
     def health(self) -> dict:
         out = {"boot_id": self.boot_id, "durability": self.mode}

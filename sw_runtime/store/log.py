@@ -62,9 +62,10 @@ class ActionLog:
             self._fd = -1
 
 
-def read(path: str):
+def read(path: str, upto: int | None = None):
     """Yield each complete line's records, in order. A torn last line (a
-    crash during its write) is cut off the file, with a warning."""
+    crash during its write) is cut off the file, with a warning. ``upto``:
+    read only the first ``upto`` bytes (a line boundary), repairing nothing."""
     try:
         f = open(path, "rb")
     except FileNotFoundError:
@@ -72,6 +73,8 @@ def read(path: str):
     good = 0
     with f:
         for line in f:
+            if upto is not None and good + len(line) > upto:
+                return
             if not line.endswith(b"\n"):
                 break
             try:
@@ -89,15 +92,31 @@ def read(path: str):
 def write_all(path: str, lines) -> int:
     """Write a whole new log (compaction) next to ``path`` and move it into
     place atomically; answer its size."""
+    tmp = write_aside(path, lines)
+    return finish_aside(path, tmp, None)
+
+
+def write_aside(path: str, lines) -> str:
+    """Write ``lines`` to a new file beside ``path``; answer its name."""
     tmp = path + ".compacting"
-    size = 0
     with open(tmp, "wb") as f:
         for records in lines:
-            data = _encode(records) + b"\n"
-            f.write(data)
-            size += len(data)
+            f.write(_encode(records) + b"\n")
+    return tmp
+
+
+def finish_aside(path: str, tmp: str, tail_from: int | None) -> int:
+    """Append ``path``'s bytes from ``tail_from`` (what was logged while
+    ``tmp`` was written) to ``tmp``, make it durable and move it into place."""
+    with open(tmp, "ab") as f:
+        if tail_from is not None:
+            with open(path, "rb") as old:
+                old.seek(tail_from)
+                while chunk := old.read(1 << 20):
+                    f.write(chunk)
         f.flush()
         os.fsync(f.fileno())
+        size = f.tell()
     os.replace(tmp, path)
     _fsync_dir(os.path.dirname(path) or ".")
     return size
