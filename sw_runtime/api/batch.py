@@ -9,9 +9,11 @@ its own slot and the others go on, so the request itself succeeds.
 
 from __future__ import annotations
 
+import asyncio
+
 import msgspec
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from .. import errors, schemas
@@ -112,27 +114,75 @@ def _decode_call(raw):
         return errors.InvalidJson(f"a call is not valid JSON: {e}")
 
 
+# A batch larger than this runs in slices, the event loop serving other
+# requests between them (a 100,000-call batch must not stall /healthz).
+_SLICE = 256
+_BIG = 1 << 20  # bodies past this are decoded in slices too
+
+
+async def _decode_in_slices(body: bytes) -> list:
+    raws = schemas.decode(schemas.LooseBatch, body).calls  # one pass that keeps each call raw
+    calls = []
+    for i in range(0, len(raws), _SLICE):
+        calls += [_decode_call(raw) for raw in raws[i:i + _SLICE]]
+        await asyncio.sleep(0)
+    return calls
+
+
+async def _run_in_slices(engine, data, calls: list) -> list:
+    """``engine.batch_json(calls)`` as a list of byte chunks, yielding to the
+    loop between slices. Results stay in call order and calls to one episode
+    in order; each slice is logged before the loop serves anyone else, so the
+    log keeps the order in which steps ran. The chunks are sent as they are:
+    joining tens of MB into one buffer alone stalls the loop."""
+    if len(calls) <= _SLICE:
+        return [engine.batch_json(calls)]
+    chunks = []
+    for i in range(0, len(calls), _SLICE):
+        parts = [b'{"results":[' if i == 0 else b","]
+        engine.batch_parts(calls[i:i + _SLICE], parts)
+        if i + _SLICE >= len(calls):
+            parts.append(b"]}")
+        chunks.append(b"".join(parts))
+        data.commit(engine)
+        await asyncio.sleep(0)
+    return chunks
+
+
+def _answer(chunks: list) -> Response:
+    if len(chunks) == 1:
+        return Response(chunks[0], media_type="application/json")
+
+    async def each():
+        for c in chunks:
+            yield c
+
+    size = str(sum(map(len, chunks)))
+    return StreamingResponse(each(), media_type="application/json", headers={"content-length": size})
+
+
 def routes(engine, settings) -> list:
     limit = settings.max_body
 
     @endpoint
     async def batch(request: Request):
         body = await read_body(request, limit)
-        try:
-            calls = _fast_decode(body)  # the whole batch in one typed pass
-        except (msgspec.DecodeError, RecursionError):
-            # Something is off: decode call by call, so a malformed call
-            # fails only its own slot (and bad JSON is still invalid_json).
-            calls = [_decode_call(raw) for raw in schemas.decode(schemas.LooseBatch, body).calls]
+        if len(body) > _BIG:
+            calls = await _decode_in_slices(body)
         else:
-            calls = calls.calls
+            try:
+                calls = _fast_decode(body).calls  # the whole batch in one typed pass
+            except (msgspec.DecodeError, RecursionError):
+                # Something is off: decode call by call, so a malformed call
+                # fails only its own slot (and bad JSON is still invalid_json).
+                calls = [_decode_call(raw) for raw in schemas.decode(schemas.LooseBatch, body).calls]
         if len(calls) > settings.max_batch:
             raise errors.InvalidRequest(f"{len(calls)} calls in one batch; at most {settings.max_batch}: split it")
         for c in calls:
             if not isinstance(c, errors.ApiError) and c.tool == ASK_USER:
                 calls = await _prepare_users(engine, calls)
                 break
-        return Response(engine.batch_json(calls), media_type="application/json")
+        return _answer(await _run_in_slices(engine, request.app.state.data, calls))
 
     @endpoint
     @idempotent("batch.create")
@@ -141,6 +191,7 @@ def routes(engine, settings) -> list:
         return json_response({"results": create_many(engine, items)})
 
     @endpoint
+    @idempotent("batch.submit")
     async def batch_submit(request: Request):
         items = _items(schemas.BatchSubmit, await read_body(request, limit), settings.max_batch_episodes)
         return json_response({"results": submit_many(engine, items)})

@@ -111,9 +111,13 @@ def routes(engine, settings) -> list:
     async def submit(request: Request):
         req = schemas.decode(schemas.Submit, await read_body(request, limit), empty_ok=True)
         eid = request.path_params["id"]
-        ep = engine.get(eid)
-        # A closed episode is refused by the engine without asking a judge.
-        verdicts = await engine.judge.decide(ep, req.output) if ep.status == "open" else None
+        # submitting while the judge is asked: steps, forks and a second submit answer 409
+        ep = engine.begin_submit(eid)
+        try:
+            verdicts = await engine.judge.decide(ep, req.output)
+        except BaseException:
+            engine.abort_submit(ep)
+            raise
         return json_response(engine.submit(eid, req.output, verdicts))
 
     return [

@@ -262,10 +262,21 @@ class Engine:
         encoded once, by the episode, and joined here.
         """
         parts = [b'{"results":[']
+        self.batch_parts(calls, parts)
+        parts.append(b"]}")
+        return b"".join(parts)
+
+    def batch_parts(self, calls, parts: list) -> None:
+        """Run calls in order, adding their results' pieces to ``parts``
+        (comma-separated; a comma first when ``parts`` holds a result
+        already, so a large batch can run in slices: ``batch_json``)."""
         episodes = self.episodes
         journal = self.journal
+        first = len(parts) == 1
         for call in calls:
-            if len(parts) > 1:
+            if first:
+                first = False
+            else:
                 parts.append(b",")
             if isinstance(call, errors.ApiError):
                 slot = call.slot()
@@ -289,8 +300,6 @@ class Engine:
                         journal.append(("s", ep.id, call.tool, _Raw(args), ep.steps, ep.digest))
             except errors.ApiError as e:
                 parts.append(_dumps({"episode_id": call.episode_id, "ok": False, "error": e.slot()}))
-        parts.append(b"]}")
-        return b"".join(parts)
 
     def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None) -> dict:
         """Score and close an episode. ``verdicts`` holds the judge's answers to
