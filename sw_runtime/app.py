@@ -1,5 +1,5 @@
-"""The HTTP application: the routes of ``sw_runtime.api``, the error
-envelope for everything Starlette itself answers, and the sweeper.
+"""The HTTP application: the routes of ``sw_runtime.api`` over one
+``Service``, and the error envelope for everything Starlette itself answers.
 
 Every error, ours or Starlette's (unknown route, wrong method), leaves in the
 envelope ``{"error": {"code", "message"}}``; a bug answers 500
@@ -8,7 +8,6 @@ envelope ``{"error": {"code", "message"}}``; a bug answers 500
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import logging
@@ -17,15 +16,12 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.routing import Route
-from sw_core_ext import IMPLEMENTATION
 
-from . import __version__, errors
+from . import errors
 from .api import batch, catalog, episodes, forks, seeds, snapshots, state
 from .api.common import error_response, json_response
 from .config import Settings
-from .engine.engine import Engine
-from .engine.lifetimes import return_memory
-from .store import DataFolder
+from .service import Service
 from .worlds import registry
 
 log = logging.getLogger("sandworld.app")
@@ -34,16 +30,11 @@ AREAS = (episodes, batch, catalog, forks, snapshots, state, seeds)
 
 
 def build_app(settings: Settings | None = None) -> Starlette:
-    settings = (settings or Settings.from_env()).validate()
-    engine = Engine(settings)
-    data = DataFolder(settings)
-    data.open(engine)
+    settings = settings or Settings.from_env()
+    service = Service(settings)
 
     async def healthz(request: Request):
-        return json_response(
-            {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": engine.live,
-             **data.health()}
-        )
+        return json_response(service.health())
 
     async def http_error(request: Request, exc: HTTPException):
         if exc.status_code == 405:
@@ -61,24 +52,21 @@ def build_app(settings: Settings | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app):
         _settle_memory()
-        sweeper = asyncio.create_task(_sweep_forever(engine, data))
+        await service.start()
         try:
             yield
         finally:
-            sweeper.cancel()
-            data.close()
+            await service.stop()
 
     routes = [Route("/healthz", healthz, methods=["GET"])]
     for area in AREAS:
-        routes += area.routes(engine, settings)
+        routes += area.routes(service)
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: http_error, Exception: crashed},
         lifespan=lifespan,
     )
-    app.state.engine = engine
-    app.state.settings = settings
-    app.state.data = data
+    app.state.service = service
     return app
 
 
@@ -95,23 +83,3 @@ def _settle_memory() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 1000)
-
-
-async def _sweep_forever(engine: Engine, data: DataFolder) -> None:
-    period = max(0.25, min(60.0, engine.settings.idle_timeout / 4))
-    trimmed_at = 0
-    while True:
-        await asyncio.sleep(period)
-        try:
-            while engine.sweep(most=500) >= 500:  # in slices: the loop answers between them
-                data.commit(engine)
-                await asyncio.sleep(0)
-            data.commit(engine)
-            data.results.prune()
-            if engine.freed - trimmed_at >= 1000:  # many episodes freed: give their pages back
-                trimmed_at = engine.freed
-                return_memory()
-            if data.needs_compaction():
-                await data.compact()
-        except Exception:  # keep sweeping whatever one pass hit
-            log.exception("sweep failed")

@@ -3,198 +3,42 @@
 (``POST /batch/episodes``) and submit many (``POST /batch/submit``).
 
 Every answer is ``{"results": [...]}``, one slot per item in the order given;
-an item that cannot be done gets ``{"ok": false, "error": {code, message}}`` in
-its own slot and the others go on, so the request itself succeeds.
+an item that cannot be done fails in its own slot and the others go on.
 """
 
 from __future__ import annotations
 
-import asyncio
-
-import msgspec
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from .. import errors, schemas
-from ..engine.users import ASK_USER
-from .common import API, endpoint, json_response, read_body
-from .episodes import created_body, prepare_user
-from .idempotency import idempotent
+from .common import API, endpoint, idempotency_key, read_body, reply_response
 
 
-def create_many(engine, items: list) -> list:
-    """Start one episode per item (a ``schemas.CreateItem`` as raw JSON), in order.
-
-    Each slot is what a single create answers, or the item's error.
-    """
-    out = []
-    full = None
-    for raw in items:
-        try:
-            req = schemas.decode_item(schemas.CreateItem, raw)
-            if full is not None:
-                # The server is at its episode cap: nothing later in this
-                # request can free room, so don't sweep once per item.
-                raise full
-            ep = engine.create(req.environment, req)
-        except errors.RateLimited as e:
-            full = e
-            out.append({"ok": False, "error": e.slot()})
-        except errors.ApiError as e:
-            out.append({"ok": False, "error": e.slot()})
-        else:
-            out.append(created_body(ep))
-    return out
+async def _each(chunks: list):
+    for c in chunks:  # sent one by one: a large answer is never copied into one buffer
+        yield c
 
 
-def submit_many(engine, items: list) -> list:
-    """Submit one episode per item (a ``schemas.SubmitItem`` as raw JSON), in order.
-
-    Each slot is what a single submit answers, or ``{"episode_id", "ok": false, "error"}``.
-    """
-    out = []
-    for raw in items:
-        episode_id = None
-        try:
-            req = schemas.decode_item(schemas.SubmitItem, raw)
-            episode_id = req.episode_id
-            out.append(engine.submit(episode_id, req.output))
-        except errors.ApiError as e:
-            out.append({"episode_id": episode_id, "ok": False, "error": e.slot()})
-    return out
-
-
-def _items(kind, body: bytes, most: int) -> list:
-    req = schemas.decode(kind, body)
-    if len(req.episodes) > most:
-        raise errors.InvalidRequest(
-            f"{len(req.episodes)} episodes in one request; at most {most} (SW_MAX_BATCH_EPISODES): split it"
-        )
-    return req.episodes
-
-
-async def _prepare_users(engine, calls: list) -> list:
-    """Fetch llm users' replies for the batch's ask_user calls, in call order;
-    a call whose reply cannot be had fails in its own slot."""
-    pending: dict = {}
-    out = []
-    for call in calls:
-        if not isinstance(call, errors.ApiError) and call.tool == ASK_USER and not call.dry_run:
-            asked = pending.setdefault(call.episode_id, [])
-            try:
-                arguments = msgspec.json.decode(call.arguments)
-            except (msgspec.DecodeError, RecursionError):
-                arguments = None  # the engine answers invalid_arguments
-            try:
-                await prepare_user(engine, call.episode_id, arguments, asked)
-            except errors.ApiError as e:
-                e.extra.setdefault("episode_id", call.episode_id)
-                out.append(e)
-                continue
-            question = arguments.get("question") if isinstance(arguments, dict) else None
-            if isinstance(question, str):
-                asked.append(question)
-        out.append(call)
-    return out
-
-
-_fast_decode = msgspec.json.Decoder(schemas.Batch).decode
-_call_decoder = msgspec.json.Decoder(schemas.Call)
-
-
-def _decode_call(raw):
-    try:
-        return _call_decoder.decode(raw)
-    except RecursionError:
-        return errors.InvalidJson("a call nests too deeply; flatten it")
-    except msgspec.ValidationError as e:
-        return errors.InvalidRequest(schemas.explain(e))
-    except msgspec.DecodeError as e:  # cannot happen inside valid JSON, but say so if it does
-        return errors.InvalidJson(f"a call is not valid JSON: {e}")
-
-
-# A batch larger than this runs in slices, the event loop serving other
-# requests between them (a 100,000-call batch must not stall /healthz).
-_SLICE = 256
-_BIG = 1 << 20  # bodies past this are decoded in slices too
-
-
-async def _decode_in_slices(body: bytes) -> list:
-    raws = schemas.decode(schemas.LooseBatch, body).calls  # one pass that keeps each call raw
-    calls = []
-    for i in range(0, len(raws), _SLICE):
-        calls += [_decode_call(raw) for raw in raws[i:i + _SLICE]]
-        await asyncio.sleep(0)
-    return calls
-
-
-async def _run_in_slices(engine, data, calls: list) -> list:
-    """``engine.batch_json(calls)`` as a list of byte chunks, yielding to the
-    loop between slices. Results stay in call order and calls to one episode
-    in order; each slice is logged before the loop serves anyone else, so the
-    log keeps the order in which steps ran. The chunks are sent as they are:
-    joining tens of MB into one buffer alone stalls the loop."""
-    if len(calls) <= _SLICE:
-        return [engine.batch_json(calls)]
-    chunks = []
-    for i in range(0, len(calls), _SLICE):
-        parts = [b'{"results":[' if i == 0 else b","]
-        engine.batch_parts(calls[i:i + _SLICE], parts)
-        if i + _SLICE >= len(calls):
-            parts.append(b"]}")
-        chunks.append(b"".join(parts))
-        data.commit(engine)
-        await asyncio.sleep(0)
-    return chunks
-
-
-def _answer(chunks: list) -> Response:
-    if len(chunks) == 1:
-        return Response(chunks[0], media_type="application/json")
-
-    async def each():
-        for c in chunks:
-            yield c
-
-    size = str(sum(map(len, chunks)))
-    return StreamingResponse(each(), media_type="application/json", headers={"content-length": size})
-
-
-def routes(engine, settings) -> list:
-    limit = settings.max_body
-
+def routes(service) -> list:
     @endpoint
     async def batch(request: Request):
-        body = await read_body(request, limit)
-        if len(body) > _BIG:
-            calls = await _decode_in_slices(body)
-        else:
-            try:
-                calls = _fast_decode(body).calls  # the whole batch in one typed pass
-            except (msgspec.DecodeError, RecursionError):
-                # Something is off: decode call by call, so a malformed call
-                # fails only its own slot (and bad JSON is still invalid_json).
-                calls = [_decode_call(raw) for raw in schemas.decode(schemas.LooseBatch, body).calls]
-        if len(calls) > settings.max_batch:
-            raise errors.InvalidRequest(f"{len(calls)} calls in one batch; at most {settings.max_batch}: split it")
-        for c in calls:
-            if not isinstance(c, errors.ApiError) and c.tool == ASK_USER:
-                calls = await _prepare_users(engine, calls)
-                break
-        return _answer(await _run_in_slices(engine, request.app.state.data, calls))
+        body = await read_body(request, service.max_body)
+        chunks = await service.batch_chunks(body)
+        if len(chunks) == 1:
+            return Response(chunks[0], media_type="application/json")
+        return StreamingResponse(_each(chunks), media_type="application/json",
+                                 headers={"content-length": str(sum(map(len, chunks)))})
 
     @endpoint
-    @idempotent("batch.create")
     async def batch_create(request: Request):
-        items = _items(schemas.BatchCreate, await read_body(request, limit), settings.max_batch_episodes)
-        return json_response({"results": create_many(engine, items)})
+        body = await read_body(request, service.max_body)
+        return reply_response(await service.create_many(body, idempotency_key(request)))
 
     @endpoint
-    @idempotent("batch.submit")
     async def batch_submit(request: Request):
-        items = _items(schemas.BatchSubmit, await read_body(request, limit), settings.max_batch_episodes)
-        return json_response({"results": submit_many(engine, items)})
+        body = await read_body(request, service.max_body)
+        return reply_response(await service.submit_many(body, idempotency_key(request)))
 
     return [
         Route(f"{API}/batch", batch, methods=["POST"]),

@@ -27,11 +27,9 @@ from ..verify.evaluate import Facts
 from ..verify.judge import Judge
 from ..verify.score import baseline, evaluate
 from ..worlds import get_world
-from . import custom_seeds, faults
+from . import custom_seeds, endings, faults, forks, views
 from .dry_run import preview
-from . import endings
 from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
-from .idempotency import IdempotencyKeys
 from .lifetimes import Lifetimes
 from .seeds import SeedCache
 from .signals import Signals
@@ -84,8 +82,6 @@ class Engine:
         self.judge = Judge()
         self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard,
                                    self.settings.snapshot_ttl, self.settings.max_snapshot_bytes)
-        self.idempotency = IdempotencyKeys(self.settings.idempotency_ttl, self.settings.max_idempotency_keys,
-                                           self.settings.max_idempotency_bytes)
         s = self.settings
         self.live = 0  # open (and submitting) episodes: what the cap counts
         self.meter = [0]  # bytes the live episodes' traces hold (each episode adds to it)
@@ -119,11 +115,7 @@ class Engine:
             kept = self.results.get(episode_id)
             if kept is not None:
                 return kept
-        ep = self.get(episode_id)
-        body = ep.summary()
-        body["trace"] = ep.trace.entries()
-        body["evaluation"] = ep.evaluation
-        return body
+        return views.full(self.get(episode_id))
 
     def new_episode_id(self) -> str:
         return self._prefix + secrets.token_hex(10)
@@ -167,7 +159,7 @@ class Engine:
                 f"unknown user_simulator {req.user_simulator!r}; use \"scripted\" (the default) or \"llm\""
             )
         if start is None:  # a custom state or a snapshot, else the seeded state
-            start = custom_seeds.resolve(self, world, req, task)
+            start = custom_seeds.resolve(world, req, task, self.snapshots)
         seed = start if start is not None else self.seeds.get(world, req.seed)
         setup, start_passes, checks = None, [], []
         if task is not None:
@@ -235,6 +227,43 @@ class Engine:
                 f"{s.max_live_bytes}: submit or DELETE the episodes you are done with, or retry later",
                 retry_after=5,
             )
+    def create_many(self, items: list, view) -> list:
+        """Start one episode per item (a ``schemas.CreateItem`` as raw JSON), in
+        order. Each slot is ``view(episode)``, or ``{"ok": false, "error"}``."""
+        out = []
+        full = None
+        for raw in items:
+            try:
+                req = schemas.decode_item(schemas.CreateItem, raw)
+                if full is not None:
+                    raise full  # at the cap: nothing later in this request can free room
+                ep = self.create(req.environment, req)
+            except errors.RateLimited as e:
+                full = e
+                out.append({"ok": False, "error": e.slot()})
+            except errors.ApiError as e:
+                out.append({"ok": False, "error": e.slot()})
+            else:
+                out.append(view(ep))
+        return out
+
+    def fork(self, episode_id: str, n: int, ids: list | None = None) -> tuple:
+        """``n`` forks of an open episode: ``(source, [forks])``; ``ids``: the
+        ids they had (a replay), else new ones."""
+        if type(n) is not int or not 1 <= n <= forks.MAX_FORKS:
+            raise errors.InvalidRequest(f"n is {n!r}; a fork makes 1 to {forks.MAX_FORKS} episodes at once")
+        src = self.get(episode_id)
+        if src.status != OPEN:
+            src.check_open()  # says submitting or ended
+        self.make_room(n)
+        src.touched = time.monotonic()
+        ids = ids or [self.new_episode_id() for _ in range(n)]
+        children = [forks.clone(src, eid, inherited=True) for eid in ids]
+        for child in children:
+            self.register(child)
+        if self.journal is not None:
+            self.journal.append(("f", src.id, ids, children[0].created_at))
+        return src, children
 
     def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
         """One call, its arguments as a Python value; the answer as a dict."""

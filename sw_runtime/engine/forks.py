@@ -27,8 +27,7 @@ import time
 
 from sw_core_ext import Store
 
-from .. import errors
-from .episode import OPEN, Episode
+from .episode import Episode
 from .snapshots import _wall_now
 
 MAX_FORKS = 1024
@@ -108,25 +107,3 @@ def clone(src: Episode, new_id: str, *, inherited: bool) -> Episode:
             continue
         setattr(child, name, _copy(getattr(src, name), swap, deep=True))
     return child
-
-
-def fork(engine, episode_id: str, n: int, ids: list | None = None) -> list:
-    """``n`` forks of an open episode, registered with ``engine``; ``ids``:
-    the ids they had (a replay), else new ones."""
-    if type(n) is not int or not 1 <= n <= MAX_FORKS:
-        raise errors.InvalidRequest(f"n is {n!r}; a fork makes 1 to {MAX_FORKS} episodes at once")
-    src = engine.get(episode_id)
-    if src.status != OPEN:
-        src.check_open()  # says submitting or ended
-        raise errors.EpisodeClosed(
-            f"episode {episode_id} was submitted; fork an open episode (or snapshot this one and start from it)"
-        )
-    engine.make_room(n)
-    src.touched = time.monotonic()
-    ids = ids or [engine.new_episode_id() for _ in range(n)]
-    children = [clone(src, eid, inherited=True) for eid in ids]
-    for child in children:
-        engine.register(child)
-    if engine.journal is not None:
-        engine.journal.append(("f", src.id, ids, children[0].created_at))
-    return children

@@ -40,23 +40,29 @@ class DataFolder:
             self.results = Results(":memory:", "none", settings.retention, max_rows=_MEMORY_RESULTS)
             return
         self.path = os.path.join(os.path.abspath(settings.data_dir), f"shard-{settings.shard:02d}")
+        self.results = None  # opened with the folder (``open``)
+
+    def _take_folder(self) -> None:
         os.makedirs(self.path, exist_ok=True)
         self._lock = open(os.path.join(self.path, "lock"), "w")
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            self._lock.close()
             raise RuntimeError(
                 f"another server is using the data folder {self.path}; give this one another --data-dir or --shard"
             ) from None
-        self.results = Results(os.path.join(self.path, "results.sqlite"), self.mode, settings.retention)
+        self.results = Results(os.path.join(self.path, "results.sqlite"), self.mode, self.settings.retention)
 
     @property
     def log_path(self) -> str | None:
         return os.path.join(self.path, "actions.log") if self.path else None
 
-    def open(self, engine) -> Report:
-        """Attach to ``engine``: replay the log into it, compact the log,
-        then log what changes from here on."""
+    def open(self, engine, keys) -> Report:
+        """Attach to ``engine`` and the service's idempotency ``keys``: replay
+        the log into them, compact the log, then log what changes from here on."""
+        if self.mode != "none":
+            self._take_folder()
         engine.results = self.results
         if self.mode == "none":
             engine.lost_hint = (
@@ -65,14 +71,14 @@ class DataFolder:
             )
             return self.report
         lines = list(action_log.read(self.log_path))
-        self.report = replay(engine, lines)
+        self.report = replay(engine, keys, lines)
         self._store_replayed(engine)
         kept = compact.keep(lines)
         if len(kept) < len(lines) or sum(map(len, kept)) < sum(map(len, lines)):
             action_log.write_all(self.log_path, kept)
         self.log = action_log.ActionLog(self.log_path, self.mode)
         engine.journal = []
-        engine.idempotency.on_finish = lambda *a: _journal_key(engine, *a)
+        keys.on_finish = lambda *a: _journal_key(engine, *a)
         if lines:
             log.warning("replayed the action log %s: %s", self.log_path, self.report.as_dict())
         return self.report
@@ -97,7 +103,7 @@ class DataFolder:
                 self.log.append(records)
             except (TypeError, ValueError, OverflowError):
                 self._append_each(records)
-        if engine.pending_results:
+        if engine.pending_results and self.results is not None:
             self.results.put_many(engine.take_results())
 
     def _append_each(self, records: list) -> None:
@@ -144,12 +150,13 @@ class DataFolder:
     def close(self) -> None:
         if self.log is not None:
             self.log.close()
-        self.results.close()
+        if self.results is not None:
+            self.results.close()
         if self._lock is not None:
             self._lock.close()
 
 
-def _journal_key(engine, scope, key, fingerprint, canonical, answer, expires_wall) -> None:
+def _journal_key(engine, scope, key, fingerprint, canonical, reply, expires_wall) -> None:
     if engine.journal is not None:
-        engine.journal.append(("k", scope, key, fingerprint, canonical, answer.status,
-                               base64.b64encode(answer.body).decode(), answer.media_type, expires_wall))
+        engine.journal.append(("k", scope, key, fingerprint, canonical, reply.created,
+                               base64.b64encode(reply.body).decode(), None, expires_wall))

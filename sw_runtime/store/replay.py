@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 import msgspec
 
 from .. import errors, schemas
-from ..engine import forks
-from ..engine.idempotency import Stored
 
 log = logging.getLogger("sandworld.store")
 
@@ -54,12 +52,13 @@ class Report:
                 "keys": self.keys, "mismatches": len(self.mismatches), "seconds": round(self.seconds, 3)}
 
 
-def replay(engine, lines) -> Report:
-    """Apply every record of ``lines`` (each a list of raw records) to ``engine``."""
+def replay(engine, keys, lines) -> Report:
+    """Apply every record of ``lines`` (each a list of raw records) to
+    ``engine`` and the idempotency ``keys``."""
     report = Report()
     t0 = time.perf_counter()
     journal, engine.journal = engine.journal, None  # what is replayed is already in the log
-    on_finish, engine.idempotency.on_finish = engine.idempotency.on_finish, None
+    on_finish, keys.on_finish = keys.on_finish, None
     try:
         for records in lines:
             report.lines += 1
@@ -67,13 +66,16 @@ def replay(engine, lines) -> Report:
                 rec = _dec(raw, type=list[msgspec.Raw])
                 kind = _dec(rec[0])
                 try:
-                    _APPLY[kind](engine, rec, report)
+                    if kind == "k":
+                        _key(keys, rec, report)
+                    else:
+                        _APPLY[kind](engine, rec, report)
                 except errors.ApiError as e:
                     report.mismatch(f"record {kind} {bytes(rec[1])[:60].decode(errors='replace')}: "
                                     f"the engine refused it on replay: {e.code}: {e.message}")
     finally:
         engine.journal = journal
-        engine.idempotency.on_finish = on_finish
+        keys.on_finish = on_finish
     report.seconds = time.perf_counter() - t0
     if report.mismatches:
         log.error("replay of the action log found %d mismatches: the episodes named above differ from what "
@@ -105,7 +107,7 @@ def _step(engine, rec, report) -> None:
 
 def _fork(engine, rec, report) -> None:
     src, ids, created_at = _dec(rec[1]), _dec(rec[2]), _dec(rec[3])
-    for child in forks.fork(engine, src, len(ids), ids):
+    for child in engine.fork(src, len(ids), ids)[1]:
         child.created_at = created_at
     report.episodes += len(ids)
 
@@ -137,11 +139,10 @@ def _ended(engine, rec, report) -> None:
         report.mismatch(f"episode {eid} ended ({ended_by}): logged score {score}, replayed {ev.get('score')}")
 
 
-def _key(engine, rec, report) -> None:
-    scope, key, fingerprint, canonical, status, body, media_type, expires = (_dec(r) for r in rec[1:9])
-    answer = Stored(status, base64.b64decode(body), media_type)
-    engine.idempotency.restore(scope, key, fingerprint, canonical, answer, expires)
+def _key(keys, rec, report) -> None:
+    scope, key, fingerprint, canonical, created, body, _, expires = (_dec(r) for r in rec[1:9])
+    keys.restore(scope, key, fingerprint, canonical, base64.b64decode(body), created, expires)
     report.keys += 1
 
 
-_APPLY = {"c": _create, "s": _step, "f": _fork, "p": _snapshot, "pd": _snapshot_gone, "e": _ended, "k": _key}
+_APPLY = {"c": _create, "s": _step, "f": _fork, "p": _snapshot, "pd": _snapshot_gone, "e": _ended}

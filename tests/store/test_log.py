@@ -48,10 +48,10 @@ def test_the_mode_none_has_no_log(tmp_path):
 def test_compaction_keeps_what_is_appended_while_it_runs(tmp_path):
     folder = DataFolder(Settings(data_dir=str(tmp_path)))
 
-    class Nothing:  # an engine with nothing to replay
+    class Nothing:  # an engine (and keys) with nothing to replay
         journal = None
         pending_results: list = []
-        idempotency = type("K", (), {"on_finish": None})()
+        on_finish = None
 
         def take_results(self):
             return []
@@ -59,7 +59,8 @@ def test_compaction_keeps_what_is_appended_while_it_runs(tmp_path):
         def free(self, _):
             pass
 
-    folder.open(Nothing())
+    nothing = Nothing()
+    folder.open(nothing, nothing)
     folder.log.append([("c", "ep_dead", "dummy", msgspec.Raw(b"{}"), "t"), ("e", "ep_dead", "idle", "", None, 0)])
     folder.log.append([("c", "ep_live", "dummy", msgspec.Raw(b"{}"), "t")])
 

@@ -1,0 +1,362 @@
+"""``Service``: every operation a door can ask for, transport-free.
+
+Bodies come in as the request's JSON bytes and are decoded here, once, into
+``sw_runtime.schemas`` structs; answers go out as ``Reply``s (or, on the hot
+path, bare JSON bytes; reads answer dicts). Errors are ``ApiError``s, which
+each door turns into its own envelope.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import msgspec
+import orjson
+from sw_core_ext import IMPLEMENTATION
+
+from .. import __version__, errors, schemas
+from ..config import Settings
+from ..engine import custom_seeds, faults, views
+from ..engine.engine import Engine
+from ..engine.users import ASK_USER
+from ..store import DataFolder
+from ..verify import vocabulary
+from ..worlds import get_world, registry
+from .idempotent import run_keyed
+from .keys import IdempotencyKeys
+from .reply import Reply
+from .sweeper import sweep_forever
+
+_dumps = orjson.dumps
+_batch_decode = msgspec.json.Decoder(schemas.Batch).decode
+_call_decoder = msgspec.json.Decoder(schemas.Call)
+
+
+class Service:
+    """The one way in to one server's engine.
+
+    Every operation that changes something is logged before it answers: the
+    engine writes what it did to its journal and ``_logged`` hands the
+    journal to the data folder (``sw_runtime.store``) as one line, after the
+    idempotency key (if any) is bound, so the key and what it answered land
+    together. ``start`` replays the folder's log first.
+    """
+
+    def __init__(self, settings: Settings | None = None):
+        self.settings = settings = (settings or Settings.from_env()).validate()
+        self.engine = Engine(settings)
+        self.keys = IdempotencyKeys(settings.idempotency_ttl, settings.max_idempotency_keys,
+                                    settings.max_idempotency_bytes)
+        self.data = DataFolder(settings)  # holds the folder's lock from here on
+        # What a door may read before it hands a body over: the most it takes.
+        self.max_body = settings.max_body
+        self.max_seed_body = min(settings.max_seed_body, settings.max_body)  # bodies that may hold a state
+        self._checks_body = vocabulary.listing()
+        self._faults_body = {"fault_profiles": faults.listing()}
+        self._sweeper: asyncio.Task | None = None
+        self._opened = False
+
+    # -- running ---------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Replay the data folder's log (once), then start background work:
+        the sweep that ends episodes past their deadlines."""
+        if not self._opened:
+            self._opened = True
+            self.data.open(self.engine, self.keys)
+        if self._sweeper is None:
+            self._sweeper = asyncio.create_task(sweep_forever(self.engine, self.data))
+
+    async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+            self._sweeper = None
+        if self._opened:
+            self._commit()
+            self.data.close()
+            self._opened = False
+
+    def health(self) -> dict:
+        return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": self.engine.live,
+                **self.data.health()}
+
+    def _commit(self) -> None:
+        """Log what the engine did since the last commit (one line), and store
+        the results of episodes that ended."""
+        self.data.commit(self.engine)
+
+    async def _logged(self, operation):
+        try:
+            return await operation
+        finally:
+            self._commit()
+
+    # -- the catalogue -----------------------------------------------------------
+
+    def environments(self) -> dict:
+        return {"environments": [w.describe(full=False) for w in registry().values()]}
+
+    def environment(self, name: str) -> dict:
+        return get_world(name).describe()
+
+    def checks(self) -> dict:
+        return self._checks_body
+
+    def fault_profiles(self) -> dict:
+        return self._faults_body
+
+    # -- the episode lifecycle ---------------------------------------------------
+
+    async def create(self, environment: str, body: bytes, key: str | None = None) -> Reply:
+        async def run():
+            req = schemas.decode(schemas.CreateEpisode, body, empty_ok=True)
+            start = await self._prepared_start(environment, req)
+            ep = self.engine.create(environment, req, start)
+            return Reply(_dumps(views.created(ep)), created=True)
+
+        return await self._logged(run_keyed(self.keys, "episodes.create", key, environment, body, run))
+
+    async def create_many(self, body: bytes, key: str | None = None) -> Reply:
+        async def run():
+            items = self._items(schemas.BatchCreate, body)
+            return Reply(_dumps({"results": self.engine.create_many(items, views.created)}))
+
+        return await self._logged(run_keyed(self.keys, "batch.create", key, "", body, run))
+
+    async def step(self, episode_id: str, body: bytes) -> bytes:
+        """One call: the step's answer as JSON."""
+        req = schemas.decode(schemas.Step, body)
+        args_json = bytes(req.arguments)
+        if req.tool == ASK_USER and not req.dry_run:
+            await self._prepare_user(episode_id, _lenient(args_json))
+        try:
+            return self.engine.step_json(episode_id, req.tool, args_json, req.dry_run)
+        finally:
+            self._commit()
+
+    async def batch(self, body: bytes) -> bytes:
+        """Many calls to many episodes: ``{"results": [...]}`` as JSON, in call order."""
+        return b"".join(await self.batch_chunks(body))
+
+    async def batch_chunks(self, body: bytes) -> list:
+        """``batch`` as a list of byte chunks to send one after the other.
+
+        A large batch is decoded and run in slices of ``SLICE`` calls, the
+        event loop serving other requests between them (a 100,000-call batch
+        must not stall ``/healthz``). Results stay in call order and each
+        episode's calls in order; each slice is logged before the loop moves
+        on, so the log keeps the order in which steps ran. The chunks are not
+        joined: copying tens of MB into one buffer stalls the loop too.
+        """
+        if len(body) > _BIG:
+            calls = await _decode_in_slices(body)
+        else:
+            try:
+                calls = _batch_decode(body).calls  # the whole batch in one typed pass
+            except (msgspec.DecodeError, RecursionError):
+                # Something is off: decode call by call, so a malformed call
+                # fails only its own slot (and bad JSON is still invalid_json).
+                calls = [_decode_call(raw) for raw in schemas.decode(schemas.LooseBatch, body).calls]
+        if len(calls) > self.settings.max_batch:
+            raise errors.InvalidRequest(
+                f"{len(calls)} calls in one batch; at most {self.settings.max_batch}: split it")
+        for c in calls:
+            if not isinstance(c, errors.ApiError) and c.tool == ASK_USER:
+                calls = await self._prepare_users(calls)
+                break
+        engine = self.engine
+        if len(calls) <= SLICE:
+            try:
+                return [engine.batch_json(calls)]
+            finally:
+                self._commit()
+        chunks = []
+        for i in range(0, len(calls), SLICE):
+            parts = [b'{"results":[' if i == 0 else b","]
+            try:
+                engine.batch_parts(calls[i:i + SLICE], parts)
+            finally:
+                self._commit()
+            if i + SLICE >= len(calls):
+                parts.append(b"]}")
+            chunks.append(b"".join(parts))
+            await asyncio.sleep(0)
+        return chunks
+
+    async def submit(self, episode_id: str, body: bytes, key: str | None = None) -> Reply:
+        async def run():
+            req = schemas.decode(schemas.Submit, body, empty_ok=True)
+            return Reply(_dumps(await self._submit(episode_id, req.output)))
+
+        return await self._logged(run_keyed(self.keys, "episodes.submit", key, episode_id, body, run))
+
+    async def submit_many(self, body: bytes, key: str | None = None) -> Reply:
+        async def run():
+            out = []
+            for raw in self._items(schemas.BatchSubmit, body):
+                episode_id = None
+                try:
+                    req = schemas.decode_item(schemas.SubmitItem, raw)
+                    episode_id = req.episode_id
+                    out.append(await self._submit(episode_id, req.output))
+                except errors.ApiError as e:
+                    out.append({"episode_id": episode_id, "ok": False, "error": e.slot()})
+            return Reply(_dumps({"results": out}))
+
+        return await self._logged(run_keyed(self.keys, "batch.submit", key, "", body, run))
+
+    async def fork(self, episode_id: str, body: bytes, key: str | None = None) -> Reply:
+        async def run():
+            req = schemas.decode(schemas.Fork, body, empty_ok=True)
+            src, children = self.engine.fork(episode_id, req.n)
+            return Reply(_dumps(views.fork_group(src, children)), created=True)
+
+        return await self._logged(run_keyed(self.keys, "episodes.fork", key, episode_id, body, run))
+
+    # -- reading -------------------------------------------------------------------
+
+    def episode(self, episode_id: str) -> dict:
+        """An episode read back: from memory, else from the results store
+        (``status: "ended"``) once it has left memory."""
+        return self.engine.describe(episode_id)
+
+    def episodes(self, status: str | None = None, environment: str | None = None, task_id: str | None = None,
+                 limit: int = 100, cursor: str | None = None) -> dict:
+        """Episodes, live and ended, filtered, in pages of stable (id) order."""
+        return self.engine.page(status, environment, task_id, limit, cursor)
+
+    def delete(self, episode_id: str) -> dict:
+        """End an episode (``ended_by: "deleted"``, scored) and free it."""
+        try:
+            return self.engine.delete(episode_id)
+        finally:
+            self._commit()
+
+    def state(self, episode_id: str, collections: list | None = None) -> dict:
+        return views.state(self.engine.get(episode_id), collections)
+
+    # -- snapshots -----------------------------------------------------------------
+
+    def take_snapshot(self, episode_id: str, body: bytes = b"") -> Reply:
+        schemas.decode(schemas.CreateSnapshot, body, empty_ok=True)
+        try:
+            snap = self.engine.take_snapshot(episode_id)
+        finally:
+            self._commit()
+        return Reply(_dumps(snap.describe()), created=True)
+
+    def snapshot(self, snapshot_id: str) -> dict:
+        return self.engine.snapshots.get(snapshot_id).describe()
+
+    def delete_snapshot(self, snapshot_id: str) -> dict:
+        try:
+            snap = self.engine.delete_snapshot(snapshot_id)
+        finally:
+            self._commit()
+        return {"snapshot_id": snap.id, "deleted": True}
+
+    # -- custom seeds --------------------------------------------------------------
+
+    async def validate_seed(self, environment: str, body: bytes) -> dict:
+        """Check a custom state (and a task on it) without starting anything.
+        Parsing a large state takes real time: it runs off the event loop."""
+        world = get_world(environment)
+        req = schemas.decode(schemas.ValidateSeed, body)
+        return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id)
+
+    # -- helpers -----------------------------------------------------------------
+
+    def _items(self, kind, body: bytes) -> list:
+        req = schemas.decode(kind, body)
+        most = self.settings.max_batch_episodes
+        if len(req.episodes) > most:
+            raise errors.InvalidRequest(
+                f"{len(req.episodes)} episodes in one request; at most {most} (SW_MAX_BATCH_EPISODES): split it"
+            )
+        return req.episodes
+
+    async def _prepared_start(self, environment: str, req):
+        """A create request's custom state, validated and built off the event
+        loop (``None`` when it has none: the engine takes it from there)."""
+        if req.state is None or req.snapshot_id is not None:
+            return None
+        world = get_world(environment)
+        task = world.tasks_by_id.get(req.task_id) if req.task_id is not None else None
+        return await asyncio.to_thread(custom_seeds.prepare, world, req.state, task, req.seed)
+
+    async def _submit(self, episode_id: str, output: str) -> dict:
+        """Score an episode, atomically: it is ``submitting`` while the judge
+        is asked, so steps, forks and another submit answer 409 and the judge
+        is asked once. A closed episode is refused without asking a judge."""
+        engine = self.engine
+        ep = engine.begin_submit(episode_id)
+        try:
+            verdicts = await engine.judge.decide(ep, output)
+        except BaseException:
+            engine.abort_submit(ep)
+            raise
+        return engine.submit(episode_id, output, verdicts)
+
+    async def _prepare_user(self, episode_id: str, arguments, pending: list | None = None) -> None:
+        """Fetch an llm user's reply before the engine runs the ask_user call."""
+        engine = self.engine
+        ep = engine.episodes.get(episode_id)
+        if ep is not None and ep.user is not None and ep.user.kind == "llm" and ep.status == "open":
+            await engine.users.prepare(ep, arguments, pending)
+
+    async def _prepare_users(self, calls: list) -> list:
+        """Fetch llm users' replies for a batch's ask_user calls, in call order;
+        a call whose reply cannot be had fails in its own slot."""
+        pending: dict = {}
+        out = []
+        for call in calls:
+            if not isinstance(call, errors.ApiError) and call.tool == ASK_USER and not call.dry_run:
+                asked = pending.setdefault(call.episode_id, [])
+                arguments = _lenient(bytes(call.arguments))
+                try:
+                    await self._prepare_user(call.episode_id, arguments, asked)
+                except errors.ApiError as e:
+                    e.extra.setdefault("episode_id", call.episode_id)
+                    out.append(e)
+                    continue
+                question = arguments.get("question") if isinstance(arguments, dict) else None
+                if isinstance(question, str):
+                    asked.append(question)
+            out.append(call)
+        return out
+
+
+SLICE = 256  # calls run between two turns of the event loop in a large batch
+_BIG = 1 << 20  # batch bodies past this are decoded in slices too
+
+
+async def _decode_in_slices(body: bytes) -> list:
+    raws = schemas.decode(schemas.LooseBatch, body).calls  # one pass that keeps each call raw
+    calls = []
+    for i in range(0, len(raws), SLICE * 8):
+        calls += [_decode_call(raw) for raw in raws[i:i + SLICE * 8]]
+        await asyncio.sleep(0)
+    return calls
+
+
+def _lenient(args_json: bytes):
+    """Arguments as a value, or None when they are not JSON (the engine then
+    answers invalid_arguments in the call's own slot)."""
+    try:
+        return msgspec.json.decode(args_json)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _decode_call(raw):
+    try:
+        return _call_decoder.decode(raw)
+    except RecursionError:
+        return errors.InvalidJson("a call nests too deeply; flatten it")
+    except msgspec.ValidationError as e:
+        return errors.InvalidRequest(schemas.explain(e))
+    except msgspec.DecodeError as e:  # cannot happen inside valid JSON, but say so if it does
+        return errors.InvalidJson(f"a call is not valid JSON: {e}")

@@ -1,0 +1,36 @@
+"""The background sweep: endings past their deadlines, memory, retention, compaction."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..engine.lifetimes import return_memory
+
+log = logging.getLogger("sandworld.service")
+
+_SLICE = 500  # endings per turn of the event loop
+
+
+async def sweep_forever(engine, data) -> None:
+    """End episodes past their deadlines (idle, timeout, step_limit) in slices,
+    logging and storing each slice; drop results past the retention; hand
+    memory back to the OS after many episodes were freed; compact the log
+    when it has grown."""
+    period = max(0.25, min(60.0, engine.settings.idle_timeout / 4))
+    trimmed_at = 0
+    while True:
+        await asyncio.sleep(period)
+        try:
+            while engine.sweep(most=_SLICE) >= _SLICE:
+                data.commit(engine)
+                await asyncio.sleep(0)
+            data.commit(engine)
+            data.results.prune()
+            if engine.freed - trimmed_at >= 1000:
+                trimmed_at = engine.freed
+                return_memory()
+            if data.needs_compaction():
+                await data.compact()
+        except Exception:  # keep sweeping whatever one pass hit
+            log.exception("sweep failed")
