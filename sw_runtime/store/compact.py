@@ -58,29 +58,17 @@ def keep(lines: list, now: float | None = None) -> list:
                 ended.add(h.subject)
     needed = live - ended - deleted
     todo = list(needed)
-    while todo:  # close over ancestry and fork families
-        x = todo.pop()
-        up = parent.get(x)
-        if up is not None and up not in needed:
-            needed.add(up)
-            todo.append(up)
     changed = True
-    while changed:
+    while changed:  # close over ancestry and fork families until nothing is added
+        _add_ancestors(needed, todo, parent)
         changed = False
         for src, children in families:
             if src in needed or any(c in needed for c in children):
                 for y in (src, *children):
                     if y not in needed:
                         needed.add(y)
-                        changed = True
                         todo.append(y)
-        while todo:
-            x = todo.pop()
-            up = parent.get(x)
-            if up is not None and up not in needed:
-                needed.add(up)
-                todo.append(up)
-                changed = True
+                        changed = True
     out = []
     for records in lines:
         kept = []
@@ -94,3 +82,12 @@ def keep(lines: list, now: float | None = None) -> list:
         if kept:
             out.append(kept)
     return out
+
+
+def _add_ancestors(needed: set, todo: list, parent: dict) -> None:
+    """Add what each id in ``todo`` descends from, transitively."""
+    while todo:
+        up = parent.get(todo.pop())
+        if up is not None and up not in needed:
+            needed.add(up)
+            todo.append(up)
