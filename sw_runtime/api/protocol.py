@@ -4,7 +4,8 @@ header size limit, and its own errors in the JSON envelope.
 uvicorn reads headers and bodies for as long as a client cares to send
 them, so a few hundred slow connections hold every descriptor and every
 good request fails. Here a request's headers must arrive within
-``HEADER_TIMEOUT`` seconds of its first byte (or of the connection opening),
+``HEADER_TIMEOUT`` seconds of its first byte (a connection that sends
+nothing is closed after the keep-alive timeout, as an idle one is),
 the body may pause at most ``BODY_TIMEOUT`` seconds between chunks, and the
 request line plus headers may take at most ``MAX_HEADER_BYTES``. What
 uvicorn answers itself (a request it cannot parse) leaves in the envelope
@@ -74,7 +75,14 @@ class SandworldProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
-        self._arm(self.header_timeout, f"no complete request headers within {self.header_timeout:g} s")
+        # A connection that sends nothing is closed like an idle keep-alive
+        # one; the header timeout starts with a request's first byte.
+        self._timer = self.loop.call_later(self.timeout_keep_alive, self._idle)
+
+    def _idle(self) -> None:
+        self._timer = None
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()
 
     def connection_lost(self, exc) -> None:
         self._disarm()

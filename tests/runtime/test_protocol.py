@@ -49,6 +49,15 @@ def test_slow_headers_and_bodies_time_out(monkeypatch):
         t = time.monotonic()
         status, err = envelope(raw(url, b"GET /healthz HTTP/1.1\r\nhost: x\r\n"))  # never ends its headers
         assert status == 408 and err["code"] == "request_timeout" and time.monotonic() - t < 5
+        # a connection that is silent at first, then sends its request: served
+        host, port = url.split("//")[1].split("/")[0].split(":")
+        with socket.create_connection((host, int(port)), timeout=20) as s:
+            time.sleep(1.5)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            assert s.recv(65536).startswith(b"HTTP/1.1 200")
+        t = time.monotonic()
+        status, err = envelope(raw(url, b"GET /healthz HTTP/1.1\r\nhost: x\r\n"))
+        assert status == 408 and err["code"] == "request_timeout" and time.monotonic() - t < 5
         status, err = envelope(raw(url, b"POST /api/v1/batch HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{"))
         assert status == 408 and "body" in err["message"]
         assert httpx.get(url.removesuffix("/api/v1") + "/healthz").status_code == 200
