@@ -122,7 +122,13 @@ class Service:
     async def create_many(self, body: bytes, key: str | None = None) -> Reply:
         async def run():
             items = self._items(schemas.BatchCreate, body)
-            return Reply(_dumps({"results": self.engine.create_many(items, views.created)}))
+            results = []
+            for i in range(0, len(items), _CREATE_SLICE):  # the loop serves others between slices
+                if i:
+                    self._commit()
+                    await asyncio.sleep(0)
+                results += self.engine.create_many(items[i:i + _CREATE_SLICE], views.created)
+            return Reply(_dumps({"results": results}))
 
         return await self._logged(run_keyed(self.keys, "batch.create", key, "", body, run))
 
@@ -331,6 +337,7 @@ class Service:
 
 SLICE = 256  # calls run between two turns of the event loop in a large batch
 _BIG = 1 << 20  # batch bodies past this are decoded in slices too
+_CREATE_SLICE = 128  # episodes created between two turns of the event loop in a batch create
 
 
 async def _decode_in_slices(body: bytes) -> list:
