@@ -53,10 +53,15 @@ def end_state(ep, diff: dict) -> dict:
     return out
 
 
+def summary(ep) -> dict:
+    """An ended episode's summary as the results store answers it."""
+    out = ep.summary()
+    out["status"] = ENDED
+    out["ended_by"] = ep.ended_by
+    out["ended_at"] = ep.ended_at
+    return out
+
+
 def row(ep, diff: dict) -> tuple:
     """What the results store keeps of an ended episode."""
-    summary = ep.summary()
-    summary["status"] = ENDED
-    summary["ended_by"] = ep.ended_by
-    summary["ended_at"] = ep.ended_at
-    return summary, ep.evaluation, ep.trace.entries(), end_state(ep, diff)
+    return summary(ep), ep.evaluation, ep.trace.entries(), end_state(ep, diff)

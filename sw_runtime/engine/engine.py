@@ -6,7 +6,8 @@ stays bounded. Nothing here knows about HTTP; errors are ``ApiError``s.
 What changes is also written to ``journal`` (when the server keeps an action
 log): the service flushes it once per request, before answering
 (``sw_runtime.store``), and replays it on start through these same methods.
-Ended episodes wait in ``pending_results`` for the results store.
+Ended episodes wait in ``pending_results`` (by id) for the results store;
+until they are stored, a read of one freed from memory is answered from there.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class Engine:
         self.lifetimes = Lifetimes(s.idle_timeout, s.max_age, s.keep_ended, s.keep_ended_for)
         self.journal: list | None = None  # records of what changed, when an action log is kept
         self.results = None  # store.results.Results: ended episodes, once they leave memory
-        self.pending_results: list = []  # ended episodes not yet in the results store
+        self.pending_results: dict = {}  # ended episodes not yet in the results store, by id
         self.lost_hint = ""  # said of an unknown id of this server (the store sets it)
         self.freed = 0  # episodes freed from memory so far (the sweeper returns memory after many)
 
@@ -97,7 +98,9 @@ class Engine:
     def get(self, episode_id: str) -> Episode:
         ep = self.episodes.get(episode_id)
         if ep is None:
-            ended_by = self.results.ended_by(episode_id) if self.results is not None else None
+            waiting = self.pending_results.get(episode_id)
+            ended_by = waiting.ended_by if waiting is not None else (
+                self.results.ended_by(episode_id) if self.results is not None else None)
             if ended_by is not None:
                 raise errors.EpisodeClosed(
                     f"episode {episode_id} has ended ({ended_by}); read its result with "
@@ -111,6 +114,9 @@ class Engine:
         """``GET /episodes/{id}``: from memory, else from the results store
         (``status: "ended"``)."""
         ep = self.episodes.get(episode_id)
+        waiting = self.pending_results.get(episode_id) if ep is None else None
+        if waiting is not None:  # ended and freed, its result not stored yet
+            return endings.summary(waiting) | {"trace": waiting.trace.entries(), "evaluation": waiting.evaluation}
         if ep is None and self.results is not None:
             kept = self.results.get(episode_id)
             if kept is not None:
@@ -384,7 +390,7 @@ class Engine:
         self.live -= 1
         if self.journal is not None:
             self.journal.append(("e", ep.id, ended_by, output, verdicts, ev.get("score")))
-        self.pending_results.append(ep)
+        self.pending_results[ep.id] = ep
         self.lifetimes.ended_now(ep.id, time.monotonic())
 
     def free(self, episode_id: str) -> None:
@@ -427,6 +433,12 @@ class Engine:
                     and (task_id is None or (ep.task is not None and ep.task.id == task_id))]
             for ep in heapq.nsmallest(limit + 1, mine, key=lambda e: e.id):
                 found[ep.id] = ep.summary()
+        if status in (None, endings.ENDED):
+            for eid, ep in self.pending_results.items():  # ended, result not stored yet
+                if eid > after and (environment is None or ep.world.name == environment) \
+                        and (task_id is None or (ep.task is not None and ep.task.id == task_id)) \
+                        and (status == endings.ENDED or eid not in self.episodes):
+                    found.setdefault(eid, endings.summary(ep))
         if status in (None, endings.ENDED) and self.results is not None:
             for summary in self.results.page(after, limit + 1 + len(found), environment, task_id):
                 if status == endings.ENDED or summary["episode_id"] not in self.episodes:
@@ -450,10 +462,12 @@ class Engine:
             self.journal.append(("pd", snapshot_id))
         return snap
 
-    def take_results(self) -> list:
-        """Rows of the episodes ended since the last call, for the results store."""
-        eps, self.pending_results = self.pending_results, []
-        return [endings.row(ep, ep.evaluation.get("state_diff") or {}) for ep in eps]
+    def take_results(self, most: int | None = None) -> list:
+        """Rows of up to ``most`` episodes ended and not yet stored, oldest
+        first, for the results store (they leave ``pending_results``)."""
+        pending = self.pending_results
+        ids = list(pending) if most is None else [eid for eid, _ in zip(pending, range(most))]
+        return [endings.row(ep, ep.evaluation.get("state_diff") or {}) for ep in map(pending.pop, ids)]
 
     def take_journal(self) -> list:
         records, self.journal = self.journal, []

@@ -76,6 +76,7 @@ class Service:
             self._sweeper = None
         if self._opened:
             self._commit()
+            self.data.store_results(self.engine)
             self.data.close()
             self._opened = False
 

@@ -86,25 +86,31 @@ class DataFolder:
     def _store_replayed(self, engine) -> None:
         """Episodes that ended in the replay: store any result the crash lost,
         and free them (the results store answers for them)."""
-        eps, engine.pending_results = engine.pending_results, []
-        missing = [ep for ep in eps if not self.results.has(ep.id)]
-        if missing:
-            engine.pending_results = missing
-            self.results.put_many(engine.take_results())
-        for ep in eps:
-            engine.free(ep.id)
+        eps, engine.pending_results = engine.pending_results, {}
+        engine.pending_results = {eid: ep for eid, ep in eps.items() if not self.results.has(eid)}
+        self.store_results(engine)
+        for eid in eps:
+            engine.free(eid)
 
     def commit(self, engine) -> None:
-        """Write what ``engine`` did since the last commit: one log line, then
-        the results of episodes that ended. Called before a request is answered."""
+        """Write what ``engine`` did since the last commit as one log line.
+        Called before a request is answered. (Results of ended episodes are
+        stored by ``store_results``, from the sweeper: their ending is in the
+        log already, so a crash before they are stored loses nothing.)"""
         if engine.journal:
             records = engine.take_journal()
             try:
                 self.log.append(records)
             except (TypeError, ValueError, OverflowError):
                 self._append_each(records)
-        if engine.pending_results and self.results is not None:
-            self.results.put_many(engine.take_results())
+
+    def store_results(self, engine, most: int | None = None) -> int:
+        """Store up to ``most`` ended episodes' results; answer how many."""
+        if not engine.pending_results or self.results is None:
+            return 0
+        rows = engine.take_results(most)
+        self.results.put_many(rows)
+        return len(rows)
 
     def _append_each(self, records: list) -> None:
         """A record that cannot be encoded (a bug: requests are validated

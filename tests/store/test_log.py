@@ -50,7 +50,7 @@ def test_compaction_keeps_what_is_appended_while_it_runs(tmp_path):
 
     class Nothing:  # an engine (and keys) with nothing to replay
         journal = None
-        pending_results: list = []
+        pending_results: dict = {}
         on_finish = None
 
         def take_results(self):
