@@ -55,7 +55,7 @@ async def cycle_forever(http, end: float, args, stats: dict, rng: random.Random)
     tools = ["get_balance", "list_requests", "list_contacts", "list_transactions"]
     while time.monotonic() < end:
         r = await http.post("/environments/coinpurse/episodes",
-                            json={"task_id": f"cp-{rng.randrange(1, 13):02d}", "seed": rng.randrange(200)})
+                            json={"task_id": f"cp-{rng.randrange(1, 13):02d}", "seed": rng.randrange(args.seeds)})
         if r.status_code == 429:
             stats["429"] += 1
             await asyncio.sleep(0.1)
@@ -144,6 +144,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=50, help="calls per episode, in one /batch")
     p.add_argument("--abandon", type=int, default=10, help="one episode in this many is never submitted")
     p.add_argument("--max-episodes", type=int, default=200, help="the server's open-episode cap")
+    p.add_argument("--seeds", type=int, default=20,
+                   help="distinct seeds (x 12 tasks): the server caches each one's start state and task setups, "
+                        "so a wide range keeps the cache growing through the run and hides a leak's slope")
     p.add_argument("--idle-timeout", type=float, default=5.0, help="the server's idle timeout, seconds")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     return p
