@@ -20,7 +20,7 @@ from starlette.routing import Route
 from sw_core_ext import IMPLEMENTATION
 
 from . import __version__, errors
-from .api import batch, catalog, episodes, forks, seeds, snapshots, state
+from .api import batch, catalog, cluster, episodes, forks, seeds, snapshots, state
 from .api.common import error_response, json_response
 from .config import Settings
 from .engine.engine import Engine
@@ -28,7 +28,7 @@ from .worlds import registry
 
 log = logging.getLogger("sandworld.app")
 
-AREAS = (episodes, batch, catalog, forks, snapshots, state, seeds)
+AREAS = (episodes, batch, catalog, forks, snapshots, state, seeds, cluster)
 
 
 def build_app(settings: Settings | None = None) -> Starlette:

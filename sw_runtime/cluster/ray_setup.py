@@ -1,0 +1,44 @@
+"""Ray, optional: import it with a message that says how to install it, and
+start (or join) it sized for a small machine."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+INSTALL = "pip install 'sandworld-runtime[cluster]'  (or: pip install ray)"
+
+# An embedded Ray's shared-memory object store: request and answer bytes
+# pass through it, a few MB at a time; Ray's default (30 % of memory) would
+# take gigabytes from a small machine for nothing.
+_OBJECT_STORE = 256 * 1024 * 1024
+
+
+class RayMissing(RuntimeError):
+    """Ray is not installed."""
+
+
+def require_ray():
+    """The ``ray`` module, or ``RayMissing`` saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise RayMissing(f"the cluster runs its shards as Ray actors, and Ray is not installed: {INSTALL}") from None
+    return ray
+
+
+def connect(address: str | None, namespace: str) -> bool:
+    """Make sure this process is connected to Ray: to ``address`` (``auto``, or
+    ``ray://host:10001``) when given, else to a new embedded local Ray.
+    True when this call started it (so the caller shuts it down)."""
+    ray = require_ray()
+    if ray.is_initialized():
+        return False
+    # Nothing leaves this machine unless asked to: no usage report to Ray's makers.
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    quiet = {"include_dashboard": False, "logging_level": logging.WARNING, "log_to_driver": True}
+    if address:
+        ray.init(address=address, namespace=namespace, logging_level=logging.WARNING, log_to_driver=True)
+    else:
+        ray.init(namespace=namespace, num_cpus=os.cpu_count() or 1, object_store_memory=_OBJECT_STORE, **quiet)
+    return True
