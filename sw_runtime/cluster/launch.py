@@ -46,6 +46,11 @@ class Cluster:
     def urls(self) -> list:
         return [s.url for s in self.shards]
 
+    @property
+    def ray_address(self) -> str:
+        """The address of the Ray the shards run on (for ``ray.init(address=...)``)."""
+        return require_ray().get_runtime_context().gcs_address
+
     @classmethod
     def start(cls, replicas: int, *, host: str = "127.0.0.1", port: int = 8787, address: str | None = None,
               settings: Settings | None = None, name: str = DEFAULT_NAME, log_level: str = "warning",

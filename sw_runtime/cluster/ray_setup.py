@@ -36,6 +36,10 @@ def connect(address: str | None, namespace: str) -> bool:
         return False
     # Nothing leaves this machine unless asked to: no usage report to Ray's makers.
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    # An embedded Ray admits only processes holding its token (~/.ray/auth_token,
+    # made on first use): Ray's safe default, which it announces with a warning
+    # on every start. The default is kept; the announcement is not.
+    logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(logging.ERROR)
     quiet = {"include_dashboard": False, "logging_level": logging.WARNING, "log_to_driver": True}
     if address:
         ray.init(address=address, namespace=namespace, logging_level=logging.WARNING, log_to_driver=True)

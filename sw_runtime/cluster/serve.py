@@ -33,6 +33,8 @@ def serve_cluster(replicas: int, *, host: str, port: int, address: str | None, s
     try:
         for s in cluster.shards:
             print(f"  shard {s.shard}: {s.url}", flush=True)
+        print(f"  Ray: {cluster.ray_address} (a trainer joins with sandworld.ray.join(address) and "
+              "steps through sandworld.ray.RayShards(); docs/CLUSTER.md)", flush=True)
         print("serving; GET /api/v1/cluster on any shard lists them all. Ctrl-C stops.", flush=True)
         done.wait()
     finally:
