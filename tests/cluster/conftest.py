@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,30 +15,11 @@ import time
 import httpx
 import pytest
 
-from sandworld.local import free_port
+from sandworld.local import free_ports
 
 pytest.importorskip("ray", reason="the cluster runs on Ray: pip install -e '.[dev]'")
 
 START = 240.0  # seconds Ray and two shards may take to start on a busy 2-core machine
-
-
-def free_ports(n: int) -> int:
-    """A port P such that P..P+n-1 are free on 127.0.0.1."""
-    for _ in range(100):
-        port = free_port()
-        socks = []
-        try:
-            for p in range(port + 1, port + n):
-                s = socket.socket()
-                socks.append(s)
-                s.bind(("127.0.0.1", p))
-            return port
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    raise RuntimeError(f"no {n} free ports in a row")
 
 
 def answers(url: str) -> bool:

@@ -54,7 +54,21 @@ class _Results(msgspec.Struct):
     results: list[msgspec.Raw]
 
 
-_split_results = msgspec.json.Decoder(_Results).decode
+class _Id(msgspec.Struct):
+    episode_id: str | None = None
+
+
+class _Ids(msgspec.Struct):
+    calls: list[_Id]
+
+
+class _RawCalls(msgspec.Struct):
+    calls: list[msgspec.Raw]
+
+
+_read_results = msgspec.json.Decoder(_Results).decode
+_read_ids = msgspec.json.Decoder(_Ids).decode
+_read_raw = msgspec.json.Decoder(_RawCalls).decode
 
 
 def join(address: str = "auto", **init_options) -> None:
@@ -136,21 +150,36 @@ class RayShards:
     async def batch_async(self, body):
         """``batch``, awaited (from an async Ray actor or any asyncio code)."""
         raw = isinstance(body, bytes | bytearray | memoryview)
-        calls = orjson.loads(body)["calls"] if raw else (body["calls"] if isinstance(body, dict) else list(body))
+        if raw:
+            # Only the ids are read (msgspec skips the rest); calls stay the caller's bytes.
+            body = bytes(body)
+            try:
+                ids = [c.episode_id for c in _read_ids(body).calls]
+            except (msgspec.DecodeError, RecursionError):
+                ids = None  # not a batch this handle can split: the shard's own decoder says why
+            calls = None
+        else:
+            calls = body["calls"] if isinstance(body, dict) else list(body)
+            ids = [c.get("episode_id") if isinstance(c, dict) else None for c in calls]
         by_shard: dict = {}
-        for i, call in enumerate(calls):
-            shard = shard_of(call.get("episode_id")) if isinstance(call, dict) else None
+        for i, eid in enumerate(ids or ()):
+            shard = shard_of(eid)
             by_shard.setdefault(shard if shard is not None and shard < len(self.actors) else 0, []).append(i)
-        if len(by_shard) == 1:  # the whole batch lives on one shard: hand its bytes on as they are
-            (shard,) = by_shard
-            out = await self._call(shard, "batch", bytes(body) if raw else orjson.dumps({"calls": calls}))
+        if len(by_shard) <= 1:  # the whole batch lives on one shard: its bytes go as they are
+            shard = next(iter(by_shard), 0)
+            out = await self._call(shard, "batch", body if raw else orjson.dumps({"calls": calls}))
             return out if raw else orjson.loads(out)
-        parts = list(by_shard.items())
-        answers = await asyncio.gather(*(
-            self._call(shard, "batch", orjson.dumps({"calls": [calls[i] for i in idx]})) for shard, idx in parts))
-        slots: list = [None] * len(calls)
-        for (_, idx), answer in zip(parts, answers):
-            for i, slot in zip(idx, _split_results(answer).results):
+        if raw:
+            calls = _read_raw(body).calls
+            encode = b",".join
+            parts = [(shard, idx, b'{"calls":[' + encode(bytes(calls[i]) for i in idx) + b"]}")
+                     for shard, idx in by_shard.items()]
+        else:
+            parts = [(shard, idx, orjson.dumps({"calls": [calls[i] for i in idx]})) for shard, idx in by_shard.items()]
+        answers = await asyncio.gather(*(self._call(shard, "batch", part) for shard, _, part in parts))
+        slots: list = [None] * len(ids)
+        for (_, idx, _), answer in zip(parts, answers):
+            for i, slot in zip(idx, _read_results(answer).results):
                 slots[i] = slot
         out = b'{"results":[' + b",".join(bytes(s) for s in slots) + b"]}"
         return out if raw else orjson.loads(out)
