@@ -65,7 +65,7 @@ def _serve_cluster(args, settings) -> int:
     from .cluster.serve import serve_cluster
 
     return serve_cluster(args.replicas, host=args.host, port=args.port, address=args.address, settings=settings,
-                         log_level=args.log_level)
+                         name=args.name, log_level=args.log_level)
 
 
 def _digest(args) -> int:
@@ -124,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--address", default=None, metavar="RAY_ADDRESS",
                    help="with --replicas: join this Ray cluster (auto, or ray://HOST:10001) instead of "
                         "starting an embedded one")
+    s.add_argument("--name", default="sandworld",
+                   help="with --replicas: the cluster's name; its Ray actors are NAME-shard-0… "
+                        "(sandworld.ray.RayShards(NAME) finds them; default: %(default)s)")
     s.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                    help="log level (default: %(default)s)")
     s.add_argument("--access-log", action="store_true", help="log every request")

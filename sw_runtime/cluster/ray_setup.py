@@ -42,7 +42,9 @@ def connect(address: str | None, namespace: str) -> bool:
     logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(logging.ERROR)
     quiet = {"include_dashboard": False, "logging_level": logging.WARNING, "log_to_driver": True}
     if address:
-        ray.init(address=address, namespace=namespace, logging_level=logging.WARNING, log_to_driver=True)
+        from sandworld.ray import join  # joins as a trainer does: with the cluster's token when it has one
+
+        join(address, namespace=namespace, log_to_driver=True)
     else:
         ray.init(namespace=namespace, num_cpus=os.cpu_count() or 1, object_store_memory=_OBJECT_STORE, **quiet)
     return True

@@ -12,14 +12,14 @@ from .ray_setup import RayMissing
 
 
 def serve_cluster(replicas: int, *, host: str, port: int, address: str | None, settings: Settings,
-                  log_level: str) -> int:
+                  name: str = "sandworld", log_level: str = "warning") -> int:
     """Start the shards, print their URLs, wait for Ctrl-C or SIGTERM, stop them."""
     from .launch import Cluster
 
     where = f"the Ray cluster at {address}" if address else "an embedded local Ray"
     print(f"sandworld {__version__}: starting {replicas} shard(s) on {where}...", flush=True)
     try:
-        cluster = Cluster.start(replicas, host=host, port=port, address=address, settings=settings,
+        cluster = Cluster.start(replicas, host=host, port=port, address=address, settings=settings, name=name,
                                 log_level=log_level)
     except RayMissing as e:
         print(f"sandworld serve --replicas: {e}", file=sys.stderr)
@@ -33,8 +33,9 @@ def serve_cluster(replicas: int, *, host: str, port: int, address: str | None, s
     try:
         for s in cluster.shards:
             print(f"  shard {s.shard}: {s.url}", flush=True)
+        handle = "RayShards()" if name == "sandworld" else f"RayShards({name!r})"
         print(f"  Ray: {cluster.ray_address} (a trainer joins with sandworld.ray.join(address) and "
-              "steps through sandworld.ray.RayShards(); docs/CLUSTER.md)", flush=True)
+              f"steps through sandworld.ray.{handle}; docs/CLUSTER.md)", flush=True)
         print("serving; GET /api/v1/cluster on any shard lists them all. Ctrl-C stops.", flush=True)
         done.wait()
     finally:

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.client.test_examples import example
+from tests.cluster.conftest import serve_replicas
 from tests.test_readme import bash_blocks, json_values
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -80,3 +81,17 @@ def test_serve_refuses_flags_that_do_not_go_together(args, says):
 def test_serve_help_documents_the_cluster_flags():
     r = _serve("--help")
     assert r.returncode == 0 and "--replicas N" in r.stdout and "--address RAY_ADDRESS" in r.stdout
+
+
+@pytest.mark.slow
+def test_address_joins_an_existing_ray_instead_of_starting_one(cluster):
+    # the session cluster's Ray stands for a Ray cluster someone else started
+    with serve_replicas(1, "--address", cluster.ray_address, "--name", "joined") as joined:
+        assert f"on the Ray cluster at {cluster.ray_address}" in joined.output()
+        assert joined.ray_address == cluster.ray_address
+        listing = httpx.get(f"{joined.urls[0]}/cluster").json()
+        assert listing == {"shard": 0, "shards": [{"shard": 0, "url": joined.urls[0]}]}
+        created = httpx.post(f"{joined.urls[0]}/environments/coinpurse/episodes", json={"task_id": "cp-01"})
+        assert created.status_code == 201
+    # leaving stops its own shards only: the cluster it joined keeps serving
+    assert all(httpx.get(u.removesuffix("/api/v1") + "/healthz").status_code == 200 for u in cluster.urls)
