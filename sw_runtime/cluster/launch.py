@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import re
 from dataclasses import dataclass
 
 from ..config import Settings
@@ -79,8 +80,10 @@ class Cluster:
         cluster = cls(name, shards, owns_ray)
         try:
             ray.get([s.actor.ready.remote() for s in shards], timeout=startup_timeout)
-        except BaseException:
+        except BaseException as e:
             cluster.stop()
+            if isinstance(e, ray.exceptions.RayError):
+                raise RuntimeError(_last_error(str(e))) from None
             raise
         return cluster
 
@@ -106,6 +109,16 @@ class Cluster:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def _last_error(text: str) -> str:
+    """The last ``SomeError: message`` line of a Ray error (whose text is the
+    remote traceback): the reason, without the trace."""
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if re.match(r"^[A-Za-z_.]*(Error|Exception): ", line):
+            return line.split(": ", 1)[1]
+    return text.splitlines()[0] if text else "unknown error"
 
 
 def _nodes(ray, n: int) -> list:

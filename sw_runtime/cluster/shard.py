@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 
 import orjson
 
@@ -29,6 +30,19 @@ log = logging.getLogger("sandworld.cluster")
 _STARTUP = 60.0  # seconds a shard may take to bind its port before it reports a failure
 
 
+def _listen(host: str, port: int, shard: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restarted shard takes its port back at once
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise RuntimeError(f"shard {shard} cannot listen on {host}:{port}: {e.strerror} "
+                           "(is another server on that port? choose others with --port)") from None
+    return sock
+
+
 class ShardServer:
     """A Sandworld server on ``host:port`` as shard ``settings.shard``."""
 
@@ -38,6 +52,10 @@ class ShardServer:
         from ..app import build_app
 
         self.settings, self.host, self.port, self.url = settings, host, port, url
+        # Bind here, not in uvicorn: a port that is taken then fails this actor's
+        # creation at once with the reason, instead of a server task that exits
+        # quietly and a launcher left waiting for it.
+        sock = _listen(host, port, settings.shard)
         self.app = build_app(settings)
         self.door = ServiceDoor(self.app)
         config = uvicorn.Config(self.app, host=host, port=port, loop="none", http="httptools",
@@ -45,7 +63,7 @@ class ShardServer:
         self.server = uvicorn.Server(config)
         # Ray runs an async actor's __init__ on the actor's running event loop:
         # the server is a task there, started again by every restart.
-        self.serving = asyncio.get_running_loop().create_task(self.server.serve())
+        self.serving = asyncio.get_running_loop().create_task(self.server.serve(sockets=[sock]))
 
     async def ready(self) -> dict:
         """Wait until the server listens; then who this shard is."""
