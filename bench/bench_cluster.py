@@ -112,9 +112,10 @@ class Shards:
 
 async def run(args, progress) -> dict:
     from sandworld.ray import RayShards
+    from sw_runtime.app import build_app
     from sw_runtime.cluster.launch import Cluster
 
-    cluster = Cluster.start(2, port=free_ports(2))
+    cluster = Cluster.start(2, build_app, port=free_ports(2))
     try:
         pids = cluster.pids()
         handle = RayShards()

@@ -10,7 +10,7 @@ from . import __version__
 
 
 # Modules with a ``register(subparsers)`` function adding their commands.
-COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worlds.commands"]
+COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worldkit.commands"]
 
 
 def _serve(args) -> int:
@@ -62,9 +62,10 @@ def _serve_cluster(args, settings) -> int:
         print("sandworld serve: --shard numbers a lone server; with --replicas the shards are numbered "
               "0..N-1 for you", file=sys.stderr)
         return 2
+    from .app import build_app
     from .cluster.serve import serve_cluster
 
-    return serve_cluster(args.replicas, host=args.host, port=args.port, address=args.address, settings=settings,
+    return serve_cluster(args.replicas, build_app, host=args.host, port=args.port, address=args.address, settings=settings,
                          name=args.name, log_level=args.log_level)
 
 

@@ -25,7 +25,9 @@ def listing(shard: int, peers: str, own_url: str) -> dict:
     return {"shard": shard, "shards": [{"shard": s, "url": u} for s, u in sorted(urls.items())]}
 
 
-def routes(engine, settings) -> list:
+def routes(service) -> list:
+    settings = service.settings
+
     @endpoint
     async def cluster(request: Request):
         own = str(request.base_url).rstrip("/") + API

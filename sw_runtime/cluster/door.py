@@ -1,37 +1,49 @@
-"""The Ray door of a shard: decode nothing, call the service, hand back
-``(status, JSON bytes)`` exactly as the HTTP routes would answer."""
+"""The Ray door of a shard: no decoding of its own; it calls the shard's
+service and hands back ``(status, JSON bytes)``, what HTTP would answer."""
 
 from __future__ import annotations
 
-import httpx
+import logging
 
-from ..api.common import API
+import orjson
+
+from .. import errors
+
+log = logging.getLogger("sandworld.cluster")
 
 
 class ServiceDoor:
-    """Each operation of the Ray-native handle, on the app's service."""
+    """Each operation of the Ray-native handle, on one ``Service``."""
 
-    def __init__(self, app):
-        self.service = getattr(app.state, "service", None)
-        # Until every operation is on the service, run it through the app's
-        # own routes in-process (no socket): the same code as HTTP.
-        self._asgi = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://shard")
-
-    async def _post(self, path: str, body: bytes) -> tuple:
-        r = await self._asgi.post(API + path, content=body, headers={"content-type": "application/json"})
-        return r.status_code, r.content
+    def __init__(self, service):
+        self.service = service
 
     async def batch(self, body: bytes) -> tuple:
-        return await self._post("/batch", body)
+        return await _answer(self.service.batch(body))
 
-    async def create(self, environment: str, body: bytes) -> tuple:
-        return await self._post(f"/environments/{environment}/episodes", body)
+    async def create(self, environment: str, body: bytes, key: str | None = None) -> tuple:
+        return await _answer(self.service.create(environment, body, key))
 
-    async def create_many(self, body: bytes) -> tuple:
-        return await self._post("/batch/episodes", body)
+    async def create_many(self, body: bytes, key: str | None = None) -> tuple:
+        return await _answer(self.service.create_many(body, key))
 
-    async def submit(self, episode_id: str, body: bytes) -> tuple:
-        return await self._post(f"/episodes/{episode_id}/submit", body)
+    async def submit(self, episode_id: str, body: bytes, key: str | None = None) -> tuple:
+        return await _answer(self.service.submit(episode_id, body, key))
 
-    async def submit_many(self, body: bytes) -> tuple:
-        return await self._post("/batch/submit", body)
+    async def submit_many(self, body: bytes, key: str | None = None) -> tuple:
+        return await _answer(self.service.submit_many(body, key))
+
+
+async def _answer(pending) -> tuple:
+    """``(status, body)`` of an operation: 200 (201 for a creation) or its error's envelope."""
+    try:
+        out = await pending
+    except errors.ApiError as e:
+        return e.status, orjson.dumps(e.envelope())
+    except Exception:  # a bug: the caller gets the envelope, the log gets the trace
+        log.exception("a Ray call failed")
+        err = errors.InternalError("the server failed on this call; it was logged")
+        return err.status, orjson.dumps(err.envelope())
+    if isinstance(out, bytes):
+        return 200, out
+    return (201 if out.created else 200), out.body

@@ -53,10 +53,12 @@ class Cluster:
         return require_ray().get_runtime_context().gcs_address
 
     @classmethod
-    def start(cls, replicas: int, *, host: str = "127.0.0.1", port: int = 8787, address: str | None = None,
+    def start(cls, replicas: int, build_app, *, host: str = "127.0.0.1", port: int = 8787,
+              address: str | None = None,
               settings: Settings | None = None, name: str = DEFAULT_NAME, log_level: str = "warning",
               max_restarts: int = -1, startup_timeout: float = 180.0) -> "Cluster":
-        """Start ``replicas`` shards and wait until each listens on its port."""
+        """Start ``replicas`` shards, each serving ``build_app(settings)`` (``sw_runtime.app.build_app``),
+        and wait until each listens on its port."""
         if replicas < 1:
             raise ValueError("replicas must be at least 1")
         ray = require_ray()
@@ -75,7 +77,7 @@ class Cluster:
                 num_cpus=0,  # a shard uses a core when it has work; it reserves none it would block others with
                 max_restarts=max_restarts, max_task_retries=0, max_concurrency=10_000,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-            ).remote(own, host, port + i, urls[i], log_level)
+            ).remote(build_app, own, host, port + i, urls[i], log_level)
             shards.append(Shard(i, urls[i], actor))
         cluster = cls(name, shards, owns_ray)
         try:

@@ -11,7 +11,7 @@ from ..config import Settings
 from .ray_setup import RayMissing
 
 
-def serve_cluster(replicas: int, *, host: str, port: int, address: str | None, settings: Settings,
+def serve_cluster(replicas: int, build_app, *, host: str, port: int, address: str | None, settings: Settings,
                   name: str = "sandworld", log_level: str = "warning") -> int:
     """Start the shards, print their URLs, wait for Ctrl-C or SIGTERM, stop them."""
     from .launch import Cluster
@@ -19,8 +19,8 @@ def serve_cluster(replicas: int, *, host: str, port: int, address: str | None, s
     where = f"the Ray cluster at {address}" if address else "an embedded local Ray"
     print(f"sandworld {__version__}: starting {replicas} shard(s) on {where}...", flush=True)
     try:
-        cluster = Cluster.start(replicas, host=host, port=port, address=address, settings=settings, name=name,
-                                log_level=log_level)
+        cluster = Cluster.start(replicas, build_app, host=host, port=port, address=address, settings=settings,
+                                name=name, log_level=log_level)
     except RayMissing as e:
         print(f"sandworld serve --replicas: {e}", file=sys.stderr)
         return 2

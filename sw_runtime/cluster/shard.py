@@ -9,23 +9,19 @@ in its ids, so the ids of the lost episodes answer 404 saying the server
 restarted.
 
 The class is plain Python; ``launch`` makes it a Ray actor, so this module
-imports without Ray.
+imports without Ray. The HTTP app comes from ``build_app``, handed down by
+whoever starts the cluster (``sw_runtime.app`` sits above the doors, so a
+door does not import it).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import socket
 
-import orjson
-
-from .. import errors
 from ..config import Settings
 from .door import ServiceDoor
-
-log = logging.getLogger("sandworld.cluster")
 
 _STARTUP = 60.0  # seconds a shard may take to bind its port before it reports a failure
 
@@ -46,10 +42,8 @@ def _listen(host: str, port: int, shard: int) -> socket.socket:
 class ShardServer:
     """A Sandworld server on ``host:port`` as shard ``settings.shard``."""
 
-    def __init__(self, settings: Settings, host: str, port: int, url: str, log_level: str = "warning"):
+    def __init__(self, build_app, settings: Settings, host: str, port: int, url: str, log_level: str = "warning"):
         import uvicorn
-
-        from ..app import build_app
 
         self.settings, self.host, self.port, self.url = settings, host, port, url
         # Bind here, not in uvicorn: a port that is taken then fails this actor's
@@ -57,7 +51,7 @@ class ShardServer:
         # quietly and a launcher left waiting for it.
         sock = _listen(host, port, settings.shard)
         self.app = build_app(settings)
-        self.door = ServiceDoor(self.app)
+        self.door = ServiceDoor(self.app.state.service)
         config = uvicorn.Config(self.app, host=host, port=port, loop="none", http="httptools",
                                 log_level=log_level, access_log=False, timeout_keep_alive=30, lifespan="on")
         self.server = uvicorn.Server(config)
@@ -88,31 +82,20 @@ class ShardServer:
 
     async def batch(self, body: bytes) -> tuple:
         """``POST /batch``: ``(status, JSON bytes)``."""
-        return await self._answer(self.door.batch(body))
+        return await self.door.batch(body)
 
-    async def create(self, environment: str, body: bytes) -> tuple:
+    async def create(self, environment: str, body: bytes, key: str | None = None) -> tuple:
         """``POST /environments/{environment}/episodes``."""
-        return await self._answer(self.door.create(environment, body))
+        return await self.door.create(environment, body, key)
 
-    async def create_many(self, body: bytes) -> tuple:
+    async def create_many(self, body: bytes, key: str | None = None) -> tuple:
         """``POST /batch/episodes``."""
-        return await self._answer(self.door.create_many(body))
+        return await self.door.create_many(body, key)
 
-    async def submit(self, episode_id: str, body: bytes) -> tuple:
+    async def submit(self, episode_id: str, body: bytes, key: str | None = None) -> tuple:
         """``POST /episodes/{id}/submit``."""
-        return await self._answer(self.door.submit(episode_id, body))
+        return await self.door.submit(episode_id, body, key)
 
-    async def submit_many(self, body: bytes) -> tuple:
+    async def submit_many(self, body: bytes, key: str | None = None) -> tuple:
         """``POST /batch/submit``."""
-        return await self._answer(self.door.submit_many(body))
-
-    @staticmethod
-    async def _answer(pending) -> tuple:
-        try:
-            return await pending
-        except errors.ApiError as e:
-            return e.status, orjson.dumps(e.envelope())
-        except Exception:  # a bug: the caller gets the envelope, the log gets the trace
-            log.exception("a Ray call failed")
-            err = errors.InternalError("the server failed on this call; it was logged")
-            return err.status, orjson.dumps(err.envelope())
+        return await self.door.submit_many(body, key)

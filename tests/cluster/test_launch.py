@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from sw_runtime.app import build_app
 from sw_runtime.cluster.launch import Cluster
 
 pytestmark = pytest.mark.slow
@@ -20,7 +21,7 @@ def test_a_taken_port_fails_the_start_at_once_with_the_reason(shards):
         port = taken.getsockname()[1]
         began = time.monotonic()
         with pytest.raises(RuntimeError) as failed:
-            Cluster.start(1, port=port, name="taken-port", startup_timeout=120)
+            Cluster.start(1, build_app, port=port, name="taken-port", startup_timeout=120)
     assert f"cannot listen on 127.0.0.1:{port}" in str(failed.value)
     assert "Address already in use" in str(failed.value)
     assert time.monotonic() - began < 60  # not the startup timeout
