@@ -33,6 +33,14 @@ def test_one_url_is_asked_for_its_cluster_and_keeps_its_own_address():
     assert unknown.value.code == "unknown_server" and "no shard of this cluster" in unknown.value.message
 
 
+def test_a_create_with_the_callers_key_goes_where_the_key_points():
+    s = Servers([GIVEN])
+    s.adopt(LISTING)
+    picks = {s.pick(key=f"key-{i}") for i in range(30)}
+    assert picks == set(s.urls)  # keys spread over the shards
+    assert len({s.pick(key="retry-me") for _ in range(5)}) == 1  # and a key always finds the same one
+
+
 def test_a_lone_server_keeps_every_request_on_the_url_given():
     s = Servers([GIVEN])
     s.adopt({"shard": 0, "shards": [{"shard": 0, "url": "http://127.0.0.1:9/api/v1"}]})

@@ -69,6 +69,9 @@ def test_the_ray_handle_creates_steps_and_submits_on_both_shards(shards):
         shards.submit(ids[1])
     with pytest.raises(errors.NotFound):
         shards.create("no-such-world")
+    # an idempotency key replays the first answer, as over HTTP
+    first = shards.create("coinpurse", {"task_id": "cp-01"}, key="ray-key-1")
+    assert shards.create("coinpurse", {"task_id": "cp-01"}, key="ray-key-1") == first
 
 
 def test_the_handle_and_http_reach_the_same_episodes(cluster, shards):

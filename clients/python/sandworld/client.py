@@ -142,7 +142,7 @@ class _Routes:
     # -- the lifecycle -----------------------------------------------------------------
 
     def _create(self, environment, body, url, key):
-        url = url or self.servers.pick()
+        url = url or self.servers.pick(key)
         answer = yield Call("POST", url, f"/environments/{environment}/episodes", body=body,
                             idempotency_key=key or new_key(), expect=(200, 201))
         obs = Observation(answer.body)

@@ -37,7 +37,7 @@ import msgspec
 import orjson
 
 from . import errors
-from .routing import shard_of
+from .routing import keyed_index, shard_of
 from .transport import Retry
 
 NAMESPACE = "sandworld"  # where the server's launcher names its actors
@@ -184,25 +184,29 @@ class RayShards:
         out = b'{"results":[' + b",".join(bytes(s) for s in slots) + b"]}"
         return out if raw else orjson.loads(out)
 
-    def create(self, environment: str, body=None, *, shard: int | None = None):
-        """``POST /environments/{environment}/episodes`` on the next shard (or ``shard``)."""
-        return self._wait(self.create_async(environment, body, shard=shard))
+    def create(self, environment: str, body=None, *, shard: int | None = None, key: str | None = None):
+        """``POST /environments/{environment}/episodes`` on the next shard (or
+        ``shard``). ``key`` is an idempotency key, as the HTTP header: a retry
+        with the same key and body answers the first creation again."""
+        return self._wait(self.create_async(environment, body, shard=shard, key=key))
 
-    async def create_async(self, environment: str, body=None, *, shard: int | None = None):
-        if shard is None:
+    async def create_async(self, environment: str, body=None, *, shard: int | None = None, key: str | None = None):
+        if shard is None and key is not None:
+            shard = keyed_index(key, len(self.actors))  # a retry with the key finds its first answer
+        elif shard is None:
             shard = self._turn % len(self.actors)
             self._turn += 1
         raw, data = _encode(body)
-        out = await self._call(shard, "create", environment, data)
+        out = await self._call(shard, "create", environment, data, key)
         return out if raw else orjson.loads(out)
 
-    def submit(self, episode_id: str, body=None):
+    def submit(self, episode_id: str, body=None, *, key: str | None = None):
         """``POST /episodes/{episode_id}/submit`` (``body``: ``{"output": ...}`` or nothing)."""
-        return self._wait(self.submit_async(episode_id, body))
+        return self._wait(self.submit_async(episode_id, body, key=key))
 
-    async def submit_async(self, episode_id: str, body=None):
+    async def submit_async(self, episode_id: str, body=None, *, key: str | None = None):
         raw, data = _encode(body)
-        out = await self._call(self._shard(episode_id), "submit", episode_id, data)
+        out = await self._call(self._shard(episode_id), "submit", episode_id, data, key)
         return out if raw else orjson.loads(out)
 
     # -- calling an actor ----------------------------------------------------------------

@@ -20,6 +20,7 @@ out groups that finish at different speeds.
 from __future__ import annotations
 
 import re
+import zlib
 
 from . import errors
 
@@ -32,6 +33,11 @@ def shard_of(some_id: str) -> int | None:
     """The shard number in an episode or snapshot id, or ``None`` for an id of another form."""
     m = _SHARD.match(some_id) if isinstance(some_id, str) else None
     return int(m.group(1)) if m else None
+
+
+def keyed_index(key: str, n: int) -> int:
+    """Which of ``n`` servers an idempotency key belongs to: the same in every process."""
+    return zlib.crc32(key.encode()) % n
 
 
 class Servers:
@@ -74,8 +80,12 @@ class Servers:
 
     # -- new episodes ----------------------------------------------------------------
 
-    def pick(self) -> str:
-        """The server for a new episode."""
+    def pick(self, key: str | None = None) -> str:
+        """The server for a new episode. One created with an idempotency key of
+        the caller's goes where that key points, so a retry with the key reaches
+        the server that holds the first answer."""
+        if key is not None:
+            return self.urls[keyed_index(key, len(self.urls))]
         if self.spread == "least_loaded":
             # Ties go in turn, so equal servers still take episodes alternately.
             start = self._turn
