@@ -11,8 +11,6 @@ port, and the cluster's URLs stay true.
 from __future__ import annotations
 
 import dataclasses
-import logging
-import os
 import re
 from dataclasses import dataclass
 
@@ -137,6 +135,3 @@ def _advertised(host: str, node_ip: str) -> str:
     host = node_ip if host in _ANY_HOST else host
     return f"[{host}]" if ":" in host else host
 
-
-logging.getLogger("ray").setLevel(logging.WARNING)
-os.environ.setdefault("RAY_DEDUP_LOGS", "1")

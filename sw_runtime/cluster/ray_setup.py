@@ -31,11 +31,11 @@ def connect(address: str | None, namespace: str) -> bool:
     """Make sure this process is connected to Ray: to ``address`` (``auto``, or
     ``ray://host:10001``) when given, else to a new embedded local Ray.
     True when this call started it (so the caller shuts it down)."""
+    # Nothing leaves this machine unless asked to: no usage report to Ray's makers.
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray = require_ray()
     if ray.is_initialized():
         return False
-    # Nothing leaves this machine unless asked to: no usage report to Ray's makers.
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     # An embedded Ray admits only processes holding its token (~/.ray/auth_token,
     # made on first use): Ray's safe default, which it announces with a warning
     # on every start. The default is kept; the announcement is not.

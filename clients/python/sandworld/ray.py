@@ -80,10 +80,10 @@ def join(address: str = "auto", **init_options) -> None:
     authentication is switched on here when that file exists, unless
     ``RAY_AUTH_MODE`` says otherwise.
     """
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves this machine
     ray = _ray()
     if ray.is_initialized():
         return
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if "RAY_AUTH_MODE" not in os.environ:
         _use_token_if_any()
     init_options.setdefault("logging_level", "WARNING")
