@@ -48,11 +48,17 @@ class Tally:
     def rate(self) -> float | None:
         return self.calls / self.wall if self.wall else None
 
+    def per_cpu(self) -> float | None:
+        """Calls per second of the shards' CPU: what a shard does with a whole core, less
+        sensitive than the wall-clock rate to other processes of a busy machine."""
+        return self.calls / self.shards if self.shards else None
+
     def note(self) -> str:
         if not self.wall:
             return ""
         others = max(0.0, self.busy - self.shards - self.client) / self.wall
-        return (f"shards CPU {self.shards / self.wall:.0%}, this process {self.client / self.wall:.0%}, "
+        per = f"{self.per_cpu():,.0f} calls per shard CPU-second; " if self.per_cpu() else ""
+        return (f"{per}shards CPU {self.shards / self.wall:.0%}, this process {self.client / self.wall:.0%}, "
                 f"other processes {others:.2f} CPU")
 
 
@@ -146,7 +152,7 @@ async def run(args, progress) -> dict:
                               None if ratio is None else ratio >= 1.0))
         params = {k: getattr(args, k) for k in ("seconds", "rounds", "episodes", "seeds", "batch_size",
                                                  "steps_per_episode", "inflight", "rng_seed")}
-        return C.report("cluster", params, rows)
+        return C.report("bench_cluster", params, rows)
     finally:
         cluster.stop()
 
