@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import heapq
 import logging
-import secrets
 import time
 from datetime import datetime, timezone
 
@@ -31,6 +30,7 @@ from ..worlds import get_world
 from . import custom_seeds, endings, faults, forks, views
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
+from .ids import Minter, parse
 from .lifetimes import Lifetimes
 from .seeds import SeedCache
 from .signals import Signals
@@ -78,10 +78,10 @@ class Engine:
         self.episodes: dict = {}
         self.seeds = SeedCache(self.settings.seed_cache)
         self._clocks: dict = {}
-        self._prefix = f"ep_{self.settings.shard:02d}"
+        self.ids = Minter(self.settings.shard)
         self.users = LlmUsers()
         self.judge = Judge()
-        self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard,
+        self.snapshots = Snapshots(self.settings.max_snapshots, self.ids,
                                    self.settings.snapshot_ttl, self.settings.max_snapshot_bytes)
         s = self.settings
         self.live = 0  # open (and submitting) episodes: what the cap counts
@@ -90,7 +90,6 @@ class Engine:
         self.journal: list | None = None  # records of what changed, when an action log is kept
         self.results = None  # store.results.Results: ended episodes, once they leave memory
         self.pending_results: dict = {}  # ended episodes not yet in the results store, by id
-        self.lost_hint = ""  # said of an unknown id of this server (the store sets it)
         self.freed = 0  # episodes freed from memory so far (the sweeper returns memory after many)
 
     # -- lookup --------------------------------------------------------------
@@ -106,8 +105,15 @@ class Engine:
                     f"episode {episode_id} has ended ({ended_by}); read its result with "
                     f"GET /api/v1/episodes/{episode_id}, or start a new episode"
                 )
-            hint = self.lost_hint if episode_id.startswith(self._prefix) else ""
-            raise errors.NotFound(f"no episode {episode_id!r}{hint}")
+            why = self.ids.why_missing(episode_id)
+            if why is not None and self.journal is not None:
+                parts = parse(episode_id)
+                if parts.shard == self.ids.shard:  # an earlier boot, and this server keeps a log
+                    why = ("it was made before this server restarted and is not in its action log "
+                           "(it was never acknowledged); start a new one")
+            if why is not None:
+                raise errors.NotFound(f"no episode {episode_id} here: {why}")
+            raise errors.NotFound(f"no episode {episode_id!r}")
         return ep
 
     def describe(self, episode_id: str) -> dict:
@@ -124,7 +130,7 @@ class Engine:
         return views.full(self.get(episode_id))
 
     def new_episode_id(self) -> str:
-        return self._prefix + secrets.token_hex(10)
+        return self.ids.episode()
 
     def _clock(self, world) -> list:
         key = (world.name, world.version)

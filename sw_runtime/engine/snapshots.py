@@ -16,7 +16,6 @@ expire.
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections import OrderedDict
 from datetime import datetime, timezone
@@ -25,6 +24,7 @@ import orjson
 
 from .. import errors
 from .custom_seeds import Start
+from .ids import Minter
 
 
 def _wall_now() -> str:
@@ -66,13 +66,13 @@ class Snapshot:
 class Snapshots:
     """Every snapshot of one server, by id."""
 
-    def __init__(self, limit: int, shard: int = 0, ttl: float = 86400.0, max_bytes: int = 2**30):
+    def __init__(self, limit: int, ids: Minter | None = None, ttl: float = 86400.0, max_bytes: int = 2**30):
         self.limit = limit
         self.ttl = ttl
         self.max_bytes = max_bytes
         self.nbytes = 0
         self._items: OrderedDict = OrderedDict()  # oldest first: expiry pops from the front
-        self._prefix = f"snap_{shard:02d}"
+        self.ids = ids or Minter(0)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -94,7 +94,7 @@ class Snapshots:
                 "(DELETE /api/v1/snapshots/{id}) and retry",
                 retry_after=60,
             )
-        sid = snapshot_id or self._prefix + secrets.token_hex(10)
+        sid = snapshot_id or self.ids.snapshot()
         store = ep.store.fork()
         snap = Snapshot(
             id=sid,
@@ -126,6 +126,9 @@ class Snapshots:
     def get(self, snapshot_id: str) -> Snapshot:
         snap = self._items.get(snapshot_id)
         if snap is None:
+            why = self.ids.why_missing(snapshot_id)
+            if why is not None:
+                raise errors.NotFound(f"no snapshot {snapshot_id} here: {why}")
             raise errors.NotFound(f"no snapshot {snapshot_id!r} (deleted, or never taken on this server)")
         return snap
 

@@ -82,7 +82,7 @@ class Service:
 
     def health(self) -> dict:
         return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": self.engine.live,
-                **self.data.health()}
+                "boot_id": self.engine.ids.boot, **self.data.health()}
 
     def _commit(self) -> None:
         """Log what the engine did since the last commit (one line), and store

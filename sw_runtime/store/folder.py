@@ -14,7 +14,6 @@ import base64
 import fcntl
 import logging
 import os
-import secrets
 import time
 
 from . import compact
@@ -31,7 +30,6 @@ class DataFolder:
     def __init__(self, settings):
         self.settings = settings
         self.mode = settings.durability
-        self.boot_id = secrets.token_hex(8)
         self.report = Report()
         self.log: action_log.ActionLog | None = None
         self._lock = None
@@ -65,10 +63,6 @@ class DataFolder:
             self._take_folder()
         engine.results = self.results
         if self.mode == "none":
-            engine.lost_hint = (
-                f"; this server (boot {self.boot_id}) keeps episodes in memory only (--durability none): "
-                "an episode from before it restarted is gone"
-            )
             return self.report
         lines = list(action_log.read(self.log_path))
         self.report = replay(engine, keys, lines)
@@ -147,7 +141,7 @@ class DataFolder:
         log.info("compacted the action log %s to %d bytes", path, size)
 
     def health(self) -> dict:
-        out = {"boot_id": self.boot_id, "durability": self.mode}
+        out = {"durability": self.mode}
         if self.mode != "none":
             out["data_dir"] = self.path
             out["replay"] = self.report.as_dict()
