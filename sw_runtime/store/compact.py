@@ -29,7 +29,12 @@ _head = msgspec.json.Decoder(_Head).decode
 
 def keep(lines: list, now: float | None = None) -> list:
     """``lines`` (lists of raw records) with only the records still needed."""
-    now = time.time() if now is None else now
+    return list(filtered(lines, needed(lines), now))
+
+
+def needed(lines) -> set:
+    """The ids (episodes, snapshots) whose records a replay still needs.
+    ``lines`` is read once, a line at a time: the log is never held whole."""
     ended, deleted = set(), set()
     parent: dict = {}  # episode or snapshot id -> what it descends from
     families: list = []  # (source, children) of each fork
@@ -69,7 +74,13 @@ def keep(lines: list, now: float | None = None) -> list:
                         needed.add(y)
                         todo.append(y)
                         changed = True
-    out = []
+    return needed
+
+
+def filtered(lines, needed: set, now: float | None = None):
+    """Yield each line of ``lines`` with only the records of ``needed`` ids
+    and unexpired keys (a line left empty is dropped)."""
+    now = time.time() if now is None else now
     for records in lines:
         kept = []
         for raw in records:
@@ -80,8 +91,7 @@ def keep(lines: list, now: float | None = None) -> list:
             elif h.subject in needed:
                 kept.append(raw)
         if kept:
-            out.append(kept)
-    return out
+            yield kept
 
 
 def _add_ancestors(needed: set, todo: list, parent: dict) -> None:

@@ -64,17 +64,16 @@ class DataFolder:
         engine.results = self.results
         if self.mode == "none":
             return self.report
-        lines = list(action_log.read(self.log_path))
-        self.report = replay(engine, keys, lines)
+        path = self.log_path
+        self.report = replay(engine, keys, action_log.read(path))  # a line at a time
         self._store_replayed(engine)
-        kept = compact.keep(lines)
-        if len(kept) < len(lines) or sum(map(len, kept)) < sum(map(len, lines)):
-            action_log.write_all(self.log_path, kept)
-        self.log = action_log.ActionLog(self.log_path, self.mode)
+        if self.report.lines:
+            action_log.write_all(path, compact.filtered(action_log.read(path), compact.needed(action_log.read(path))))
+        self.log = action_log.ActionLog(path, self.mode)
         engine.journal = []
         keys.on_finish = lambda *a: _journal_key(engine, *a)
-        if lines:
-            log.warning("replayed the action log %s: %s", self.log_path, self.report.as_dict())
+        if self.report.lines:
+            log.warning("replayed the action log %s: %s", path, self.report.as_dict())
         return self.report
 
     def _store_replayed(self, engine) -> None:
@@ -131,8 +130,9 @@ class DataFolder:
         upto = self.log.size
         path = self.log_path
 
-        def aside():
-            return action_log.write_aside(path, compact.keep(list(action_log.read(path, upto))))
+        def aside():  # two passes over the file, a line at a time: the log is never held whole
+            need = compact.needed(action_log.read(path, upto))
+            return action_log.write_aside(path, compact.filtered(action_log.read(path, upto), need))
 
         tmp = await asyncio.to_thread(aside)
         self.log.close()
