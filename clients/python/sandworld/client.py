@@ -18,6 +18,7 @@ from collections.abc import Iterable
 import httpx
 
 from . import errors
+from .compat import check_server_version
 from .records import Evaluation, Observation, Record, StepResult
 from .transport import (
     DEFAULT_TIMEOUT, AsyncLanes, AsyncTransport, Call, Retry, Servers, SyncLanes, SyncTransport, base_headers,
@@ -94,7 +95,9 @@ class _Routes:
     # -- reading -----------------------------------------------------------------------
 
     def _health(self, url):
-        answer = yield Call("GET", _root(url or self.urls[0]), "/healthz")
+        root = _root(url or self.urls[0])
+        answer = yield Call("GET", root, "/healthz")
+        check_server_version(answer.body.get("version"), where=root)  # warns on another API generation
         return Record(answer.body)
 
     def _environments(self, url):

@@ -1,0 +1,13 @@
+"""Trainer integrations: one module per trainer library.
+
+- ``sandworld.integrations.trl``: an ``environment_factory`` class per world, a
+  reward function and a dataset builder for TRL's ``GRPOTrainer``;
+- ``sandworld.integrations.verl``: ``to_verl()`` tool schemas and the
+  ``sandworld_agent`` agent loop;
+- ``sandworld.integrations.openenv``: any world served through OpenEnv's contract;
+- ``sandworld.integrations.gym``: ``SandworldGymEnv``, a ``gymnasium.Env``;
+- ``sandworld.integrations.skyrl``: a SkyRL-gym ``BaseTextEnv`` and a tool-call parser.
+
+Each module imports its library only when it needs it; ``pip install
+'sandworld[<name>]'`` installs the library. See docs/INTEGRATIONS.md.
+"""
