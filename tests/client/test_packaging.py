@@ -73,9 +73,13 @@ def test_the_client_installs_alone_in_a_fresh_venv_without_a_compiler(tmp_path):
                             env=env, timeout=120).stdout.lower()
     assert "sandworld==" in listed and "sandworld-runtime" not in listed
     assert not any(name in listed for name in ("rich==", "matplotlib==", "cython==", "torch=="))
-    check = subprocess.run([py, "-c", "import sandworld, sandworld.integrations.gym as g; print(sandworld.__version__)"],
-                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    check = subprocess.run([py, "-c", "import sandworld, sandworld.integrations.trl, sandworld.integrations.verl; "
+                            "print(sandworld.__version__)"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                           timeout=120)
     assert check.returncode == 0 and check.stdout.strip() == _project(CLIENT)["project"]["version"], check.stderr
+    gym = subprocess.run([py, "-c", "import sandworld.integrations.gym"], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=120)
+    assert gym.returncode == 1 and "pip install 'sandworld[gym]'" in gym.stderr
     serve = subprocess.run([env_dir / "bin" / "sandworld", "serve"], capture_output=True, text=True, env=env,
                            cwd=tmp_path, timeout=120)
     assert serve.returncode == 2 and "pip install sandworld-runtime" in serve.stderr

@@ -11,3 +11,18 @@
 Each module imports its library only when it needs it; ``pip install
 'sandworld[<name>]'`` installs the library. See docs/INTEGRATIONS.md.
 """
+
+from __future__ import annotations
+
+import importlib
+
+
+def require(module: str, extra: str):
+    """Import ``module`` (a trainer library), or say which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name and module.split(".")[0] != e.name.split(".")[0]:
+            raise  # the library is there; something it needs is not
+        raise ModuleNotFoundError(f"this integration needs {module.split('.')[0]}: pip install 'sandworld[{extra}]'",
+                                  name=e.name) from None

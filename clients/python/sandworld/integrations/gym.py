@@ -51,12 +51,13 @@ from __future__ import annotations
 import json
 import string
 
-import gymnasium
-from gymnasium import spaces
-
 from .. import errors
 from ..client import SandworldClient
 from ..env import SandworldEnv
+from . import require
+
+gymnasium = require("gymnasium", "gym")
+spaces = require("gymnasium.spaces", "gym")
 
 REWARDS = ("score", "pass", "progress", "reference_progress")
 _DELTA = {"progress": ("progress_delta", "progress"),

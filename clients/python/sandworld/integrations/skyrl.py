@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
-
 from .. import errors
 from ..client import SandworldClient
 from ..env import SandworldEnv
+from . import require
 from .parse import final_answer, parse_tool_calls, tool_message
+
+_base = require("skyrl_gym.envs.base_text_env", "skyrl")
+BaseTextEnv, BaseTextEnvStepOutput = _base.BaseTextEnv, _base.BaseTextEnvStepOutput
 
 
 class SandworldTextEnv(BaseTextEnv):
@@ -77,8 +79,7 @@ class SandworldTextEnv(BaseTextEnv):
 def register_worlds(base_url=None, worlds=None) -> list:
     """Register ``sandworld/<world>`` with SkyRL-gym for each world (default:
     every world the server serves); return the ids."""
-    import skyrl_gym
-
+    skyrl_gym = require("skyrl_gym", "skyrl")
     if worlds is None:
         with SandworldClient(base_url) as client:
             worlds = [e["name"] for e in client.environments()]

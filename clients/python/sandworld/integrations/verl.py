@@ -107,38 +107,46 @@ def _build_agent_loop():
         _client = None
 
         async def run(self, sampling_params, **kwargs):
+            # Token bookkeeping as verl's ToolAgentLoop does it (tool_agent_loop.py, verl 0.9.1): the
+            # Continuous Token builder of AgentLoopBase renders the prompt, merges each generated turn
+            # (mask 1) and each batch of tool messages (mask 0).
             row = {**kwargs, **(kwargs.get("extra_info") or {})}
             cls = type(self)
             if cls._client is None:
                 cls._client = AsyncSandworldClient()
             episode = VerlEpisode(cls._client, row["environment"])
             obs = await episode.start(task_id=row.get("task_id"), seed=row.get("seed"))
-            messages = episode.messages()
-            tools = to_verl(obs)
-            prompt_ids = await self.loop.run_in_executor(None, lambda: self.tokenizer.apply_chat_template(
-                messages, tools=tools, add_generation_prompt=True, tokenize=True, **self.apply_chat_template_kwargs))
-            prompt_ids = list(prompt_ids)
-            response_ids, response_mask, turns, text = [], [], 0, ""
+            messages, tools = episode.messages(), to_verl(obs)
+            runtime_ids = list(await self.ct_build_initial_tokens(messages, tools=tools))
+            response_mask, turns, text = [], 0, ""
+            limit = self.rollout_config.response_length
             max_turns = int(row.get("max_turns") or self.rollout_config.multi_turn.max_assistant_turns or 16)
-            while turns < max_turns:
-                output = await self.server_manager.generate(request_id=uuid4().hex,
-                                                            prompt_ids=prompt_ids + response_ids,
+            while True:
+                output = await self.server_manager.generate(request_id=uuid4().hex, prompt_ids=runtime_ids,
                                                             sampling_params=sampling_params)
-                generated = list(output.token_ids)
-                response_ids += generated
-                response_mask += [1] * len(generated)
-                text = self.tokenizer.decode(generated, skip_special_tokens=True)
                 turns += 1
+                merged, response_mask, _ = await self.ct_merge_assistant_token(runtime_ids, output.token_ids,
+                                                                               response_mask)
+                runtime_ids = merged.token_ids
+                text = self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
+                messages.append({"role": "assistant", "content": text})
+                if len(response_mask) >= limit or turns >= max_turns:
+                    break
                 tool_messages = await episode.act(text)
                 if not tool_messages:
+                    break  # no tool call: this turn is the answer
+                previous = list(messages)
+                messages.extend(tool_messages)
+                merged, response_mask, _ = await self.ct_merge_context_msg(previous, messages, runtime_ids,
+                                                                            response_mask, tools=tools)
+                runtime_ids = merged.token_ids
+                if len(response_mask) >= limit:
                     break
-                tool_ids = self.tokenizer.apply_chat_template(tool_messages, add_generation_prompt=True,
-                                                              tokenize=True, **self.apply_chat_template_kwargs)
-                response_ids += list(tool_ids)
-                response_mask += [0] * len(tool_ids)
             score = await episode.finish(text)
-            return AgentLoopOutput(prompt_ids=prompt_ids, response_ids=response_ids, response_mask=response_mask,
-                                   reward_score=score, num_turns=2 * turns + 1, metrics=AgentLoopMetrics())
+            cut = len(runtime_ids) - len(response_mask)
+            return AgentLoopOutput(prompt_ids=runtime_ids[:cut], response_ids=runtime_ids[cut:][:limit],
+                                   response_mask=response_mask[:limit], reward_score=score,
+                                   num_turns=2 * turns, metrics=AgentLoopMetrics())
 
     return SandworldAgentLoop
 

@@ -29,17 +29,16 @@ from __future__ import annotations
 import threading
 from typing import Any, Optional
 
-from openenv.core import create_app
-from openenv.core.env_server.interfaces import Environment
-from openenv.core.env_server.mcp_types import (
-    CallToolAction, CallToolObservation, ListToolsAction, ListToolsObservation, Tool,
-)
-from openenv.core.env_server.types import State
-from pydantic import Field
-
 from ... import errors
 from ...client import SandworldClient
 from ...env import SandworldEnv
+from .. import require
+
+_core = require("openenv.core", "openenv")
+create_app, Environment, State = _core.create_app, _core.Environment, _core.State
+CallToolAction, CallToolObservation, Tool = _core.CallToolAction, _core.CallToolObservation, _core.Tool
+ListToolsAction, ListToolsObservation = _core.ListToolsAction, _core.ListToolsObservation
+Field = require("pydantic", "openenv").Field
 
 SUBMIT = "submit"
 SUBMIT_TOOL = {"name": SUBMIT, "description": "End the episode with your final answer; it is scored.",
