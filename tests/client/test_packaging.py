@@ -57,6 +57,18 @@ def test_the_command_hands_server_commands_to_the_server_when_installed():
         assert command in r.stdout
 
 
+@pytest.mark.parametrize("dockerfile", ["Dockerfile", "clients/python/sandworld/integrations/openenv/Dockerfile"])
+def test_every_file_a_dockerfile_copies_is_in_the_repository(dockerfile):
+    # The images are not built here (no container registry is reachable); this keeps
+    # their build context honest as the tree moves.
+    copies = [line.split()[1:-1] for line in (ROOT / dockerfile).read_text().splitlines()
+              if line.startswith("COPY") and "--from" not in line]
+    assert copies
+    for sources in copies:
+        for source in sources:
+            assert (ROOT / source).exists(), f"{dockerfile} copies {source}, which is not in the repository"
+
+
 @pytest.mark.slow
 def test_the_client_installs_alone_in_a_fresh_venv_without_a_compiler(tmp_path):
     env_dir = tmp_path / "venv"

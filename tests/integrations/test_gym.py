@@ -84,6 +84,7 @@ def test_reaching_max_steps_truncates_and_scores(api):
     env.close()
 
 
+@pytest.mark.slow  # starts a server of its own
 def test_the_server_step_limit_truncates_too():
     with running_server("--step-limit", "1") as url:
         env = SandworldGymEnv("coinpurse", "cp-01", base_url=url)

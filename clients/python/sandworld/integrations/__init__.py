@@ -26,3 +26,13 @@ def require(module: str, extra: str):
             raise  # the library is there; something it needs is not
         raise ModuleNotFoundError(f"this integration needs {module.split('.')[0]}: pip install 'sandworld[{extra}]'",
                                   name=e.name) from None
+
+
+def served_worlds(base_url=None, worlds=None) -> list:
+    """``worlds``, or the names of every world the server at ``base_url`` serves."""
+    if worlds is not None:
+        return list(worlds)
+    from ..client import SandworldClient
+
+    with SandworldClient(base_url) as client:
+        return [e["name"] for e in client.environments()]

@@ -54,7 +54,7 @@ import string
 from .. import errors
 from ..client import SandworldClient
 from ..env import SandworldEnv
-from . import require
+from . import require, served_worlds
 
 gymnasium = require("gymnasium", "gym")
 spaces = require("gymnasium.spaces", "gym")
@@ -240,11 +240,8 @@ class SandworldGymEnv(gymnasium.Env):
 def register_worlds(base_url=None, worlds=None) -> list:
     """Register ``sandworld/<world>-v0`` with Gymnasium for each world (default:
     every world the server at ``base_url`` serves); return the ids."""
-    if worlds is None:
-        with SandworldClient(base_url) as client:
-            worlds = [e["name"] for e in client.environments()]
     ids = []
-    for world in worlds:
+    for world in served_worlds(base_url, worlds):
         env_id = f"sandworld/{world}-v0"
         if env_id not in gymnasium.registry:
             gymnasium.register(env_id, entry_point="sandworld.integrations.gym:SandworldGymEnv",

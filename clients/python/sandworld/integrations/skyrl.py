@@ -22,9 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import errors
-from ..client import SandworldClient
 from ..env import SandworldEnv
-from . import require
+from . import require, served_worlds
 from .parse import final_answer, parse_tool_calls, tool_message
 
 _base = require("skyrl_gym.envs.base_text_env", "skyrl")
@@ -34,13 +33,14 @@ BaseTextEnv, BaseTextEnvStepOutput = _base.BaseTextEnv, _base.BaseTextEnvStepOut
 class SandworldTextEnv(BaseTextEnv):
     """One Sandworld episode as a SkyRL text environment."""
 
-    def __init__(self, env_config: Any = None, extras: dict | None = None, environment: str = "coinpurse"):
+    def __init__(self, env_config: Any = None, extras: dict | None = None, environment: str = "coinpurse",
+                 base_url=None):
         super().__init__()
         config = dict(env_config or {})
         self.extras = dict(extras or {})
         self.environment = self.extras.get("environment", environment)
         self.max_turns = int(self.extras.get("max_turns") or config.get("max_turns") or 16)
-        self.env = SandworldEnv(config.get("base_url"))
+        self.env = SandworldEnv(config.get("base_url") or base_url)
 
     def init(self, prompt):
         obs = self.env.reset(self.environment, task_id=self.extras.get("task_id"), seed=self.extras.get("seed"))
@@ -80,15 +80,12 @@ def register_worlds(base_url=None, worlds=None) -> list:
     """Register ``sandworld/<world>`` with SkyRL-gym for each world (default:
     every world the server serves); return the ids."""
     skyrl_gym = require("skyrl_gym", "skyrl")
-    if worlds is None:
-        with SandworldClient(base_url) as client:
-            worlds = [e["name"] for e in client.environments()]
     ids = []
-    for world in worlds:
+    for world in served_worlds(base_url, worlds):
         env_id = f"sandworld/{world}"
         if env_id not in skyrl_gym.registry:
             skyrl_gym.register(id=env_id, entry_point="sandworld.integrations.skyrl:SandworldTextEnv",
-                               kwargs={"environment": world})
+                               kwargs={"environment": world, "base_url": base_url})
         ids.append(env_id)
     return ids
 
