@@ -137,6 +137,7 @@ class SandworldGymEnv(gymnasium.Env):
         self.env = SandworldEnv(base_url, client=client, agent_name=agent_name)
         self._collected = 0.0
         self._tasks: list | None = None
+        self._task_view: dict = {}
         self.observation_space = observation_space()
         self.action_space = action_space()
         self.render_mode = None
@@ -157,8 +158,9 @@ class SandworldGymEnv(gymnasium.Env):
         obs = self.env.reset(self.environment, task_id=task_id, seed=episode_seed, signals=self.signals,
                              fault_profile=self.fault_profile, user_simulator=self.user_simulator, **options)
         self._collected = 0.0
-        view = {"instruction": obs.get("instruction") or "", "policy": obs.get("policy") or "",
-                "tools": _json(obs.get("tools") or []), "tool": "", "ok": 1, "result": ""}
+        self._task_view = {"instruction": obs.get("instruction") or "", "policy": obs.get("policy") or "",
+                           "tools": _json(obs.get("tools") or []), "tool": "", "ok": 1, "result": ""}
+        view = self._blank()
         info = {"episode_id": obs.get("episode_id"), "seed": obs.get("seed"), "task_id": obs.get("task_id"),
                 "digest": obs.get("seed_digest"), "step_budget": obs.get("step_budget"),
                 "step_limit": obs.get("step_limit"),
@@ -215,10 +217,8 @@ class SandworldGymEnv(gymnasium.Env):
         self.env.close()
 
     def _blank(self) -> dict:
-        """The observation's task part (as at reset) with no step yet."""
-        obs = self.env.observation or {}
-        return {"instruction": obs.get("instruction") or "", "policy": obs.get("policy") or "",
-                "tools": _json(obs.get("tools") or []), "tool": "", "ok": 1, "result": ""}
+        """A new observation holding the episode's task (as at reset), no step yet."""
+        return dict(self._task_view)
 
     # -- the end ------------------------------------------------------------------------
 
@@ -233,7 +233,8 @@ class SandworldGymEnv(gymnasium.Env):
             reward = score - self._collected
         info = {"episode_id": self.env.episode_id, "evaluation": ev, "checks": ev.checks, "pass": ev.get("pass"),
                 "score": ev.get("score"), "digest": ev.get("digest"), "mask_sample": ev.get("mask_sample", False)}
-        obs = {**self._blank(), "tool": SUBMIT, "ok": 1, "result": _json({"pass": ev.get("pass"), "score": ev.get("score")})}
+        obs = {**self._blank(), "tool": SUBMIT, "ok": 1,
+               "result": _json({"pass": ev.get("pass"), "score": ev.get("score")})}
         return obs, reward, not truncated, truncated, info
 
 
