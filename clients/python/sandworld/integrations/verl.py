@@ -98,7 +98,6 @@ def _build_agent_loop():
         AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register,
     )
 
-    @register(AGENT_NAME)
     class SandworldAgentLoop(AgentLoopBase):
         """One Sandworld episode per sample. The dataset row's ``extra_info``
         (or the row) gives ``environment``, ``task_id`` and ``seed``; the
@@ -148,7 +147,10 @@ def _build_agent_loop():
                                    response_mask=response_mask[:limit], reward_score=score,
                                    num_turns=2 * turns, metrics=AgentLoopMetrics())
 
-    return SandworldAgentLoop
+    # verl's registry records ``module.qualname`` for hydra to import: the name this module
+    # answers (through ``__getattr__``), not the function that made the class.
+    SandworldAgentLoop.__qualname__ = "SandworldAgentLoop"
+    return register(AGENT_NAME)(SandworldAgentLoop)
 
 
 def __getattr__(name):
