@@ -130,7 +130,7 @@ async def run(args) -> dict:
         C.row("/healthz max", max(lat) * 1e3 if lat else None, "ms"),
         C.row("cycles", stats["cycles"] / wall, "per s", "", None,
               f"create -> /batch of {args.steps} -> submit, {args.clients} clients; {stats['steps']:,} steps"),
-        C.row("open episodes at the end", health["episodes"], "", "", None),
+        C.row("open episodes at the end", health["open"], "", "", None),
     ]
     return {"rows": rows}
 

@@ -81,8 +81,8 @@ class Service:
             self._opened = False
 
     def health(self) -> dict:
-        return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": self.engine.live,
-                "boot_id": self.engine.ids.boot, **self.data.health()}
+        return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(self.engine.episodes),
+                "open": self.engine.live, "boot_id": self.engine.ids.boot, **self.data.health()}
 
     def _commit(self) -> None:
         """Log what the engine did since the last commit (one line), and store
