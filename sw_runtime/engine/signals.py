@@ -121,7 +121,7 @@ class Signals:
         for tool, _ok, _m in ep.calls:
             self.counts[tool] = self.counts.get(tool, 0) + 1
         diff = ep.store.diff(ep.start)
-        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output="", diff=diff)
+        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output="", diff=diff, trace=ep.trace)
         self.passes = [None if isinstance(c, C.Rubric) else run_check(c, facts)[0] for c in ep.checks]
         self.progress = weighted(ep.checks, self.passes, ep.start_passes)[0] if ep.checks else 0.0
         self.ref_progress = reference.progress(ep.store, diff) if reference is not None else 0.0
@@ -192,7 +192,7 @@ class Signals:
         if mutated:
             diff = store.diff(ep.start)
             changed, back = self._changed(store, diff)
-            facts = Facts(start=ep.start, end=store, calls=ep.calls, output="", diff=diff)
+            facts = Facts(start=ep.start, end=store, calls=ep.calls, output="", diff=diff, trace=ep.trace)
             for coll in changed:
                 for i in self._by_collection.get(coll, ()):
                     passes[i] = run_check(checks[i], facts)[0]

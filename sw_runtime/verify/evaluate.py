@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from . import checks as C
+from ..engine.trace import ARGS, OK, PAYLOAD, TOOL, _arguments
 from .match import MISSING, get_path, matching, value_matches, where_matches
 
 
@@ -24,6 +25,7 @@ class Facts:
     output: str = ""
     diff: dict = field(default=None)
     judge: object = None  # callable(check, facts) -> (passed, detail), or None
+    trace: object = None  # engine.trace.Trace: what action checks with argument/result filters read
 
     def __post_init__(self):
         if self.diff is None:
@@ -108,14 +110,55 @@ def no_writes(c, f):
     return n == 0, f"{n} write{'s' if n != 1 else ''}{where}"
 
 
+def _filtered_calls(c, f):
+    """How many calls to ``c.action`` match its arguments/result filters; None
+    when there is no trace to read them from."""
+    if f.trace is None:
+        return None
+    n = 0
+    for row in f.trace.rows:
+        if row[TOOL] != c.action:
+            continue
+        if c.result is not None and not row[OK]:
+            continue  # a refused call has no result to match
+        if c.arguments is not None and not _call_matches(_arguments(row[ARGS]), c.arguments):
+            continue
+        if c.result is not None and not _call_matches(orjson.loads(row[PAYLOAD]), c.result):
+            continue
+        n += 1
+    return n
+
+
+def _call_matches(value, where: dict) -> bool:
+    for path, expected in where.items():
+        actual = get_path(value, path) if isinstance(value, dict) else MISSING
+        if actual is MISSING:
+            return False
+        items = actual if isinstance(actual, list) and not isinstance(expected, list) else [actual]
+        if not any(value_matches(x, expected) for x in items):
+            return False
+    return True
+
+
+def _count_calls(c, f):
+    if c.arguments is None and c.result is None:
+        n = sum(1 for tool, _ok, _m in f.calls if tool == c.action)
+        return n, f"{c.action} called {n} time{'s' if n != 1 else ''}"
+    n = _filtered_calls(c, f)
+    filters = {k: v for k, v in (("arguments", c.arguments), ("result", c.result)) if v is not None}
+    if n is None:
+        return None, "undecided: no trace to match the call's arguments or result against"
+    return n, f"{c.action} called {n} time{'s' if n != 1 else ''} with {_j(filters)}"
+
+
 def action_called(c, f):
-    n = sum(1 for tool, _ok, _m in f.calls if tool == c.action)
-    return n > 0, f"{c.action} called {n} time{'s' if n != 1 else ''}"
+    n, detail = _count_calls(c, f)
+    return (None if n is None else n > 0), detail
 
 
 def action_not_called(c, f):
-    n = sum(1 for tool, _ok, _m in f.calls if tool == c.action)
-    return n == 0, f"{c.action} called {n} time{'s' if n != 1 else ''}"
+    n, detail = _count_calls(c, f)
+    return (None if n is None else n == 0), detail
 
 
 def output_contains(c, f):
