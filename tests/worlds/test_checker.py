@@ -129,7 +129,7 @@ def test_it_catches_a_state_that_depends_on_the_process(tmp_path, monkeypatch):
                       generate=generate)
     '''))
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(worlds, "PACKAGES", {**worlds.PACKAGES, "hash-world": "hashworld"})
+    monkeypatch.setattr(worlds, "PACKAGES", {**worlds.PACKAGES, "hash-world": "hashworld:WORLD"})
     monkeypatch.setattr(worlds, "_REGISTRY", None)
     report = check_world("hash-world", seeds=range(2))
     det = report.sections[2]
