@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import base64
 
+from sw_core_ext import Store
+
 from sw_runtime import schemas
 from sw_runtime.engine.engine import Engine
-from sw_runtime.worlds.checker import TaskResult, _run_task
 from sw_runtime.worlds.codehost import WORLD
 
 API = {"owner": "acme", "repo": "api"}
@@ -27,14 +28,12 @@ def test_tools_are_githubs_operations():
         assert "owner" in props or "org" in props, t.name
 
 
-def test_every_task_passes_its_reference_on_seeds_0_to_49_and_fails_doing_nothing():
+def test_there_are_at_least_15_tasks_each_checked_for_collateral():
+    # tests/worlds/test_checker.py runs every task's reference on seeds 0-49 and a do-nothing episode
     assert len(WORLD.tasks) >= 15
-    engine = Engine()
+    store = Store(WORLD.generate(0), collections=WORLD.collections)
     for task in WORLD.tasks:
-        result = TaskResult(task.id)
-        for seed in range(50):
-            _run_task(engine, WORLD, task, seed, result, first=seed == 0)
-        assert (result.passed, result.nothing_failed, result.collateral) == (50, 50, "checked"), result.problems
+        assert any(c.id == "no-collateral" for c in task.setup(store.fork()).checks), task.id
 
 
 def test_the_default_seed_serves_acme_api_with_githubs_shapes(http):

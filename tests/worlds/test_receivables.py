@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from sw_core_ext import Store
 
 from sw_runtime import schemas
 from sw_runtime.engine.engine import Engine
-from sw_runtime.worlds.checker import TaskResult, _run_task
 from sw_runtime.worlds.receivables import WORLD
 from sw_runtime.worlds.receivables.cast import cast
-
-from sw_core_ext import Store
 
 SAFE = {"read_entity", "classify_entity", "list_slack_channels", "list_slack_users", "prepare_email"}
 GUARDED = {"send_email", "reply_to_email", "send_slack_message", "create_task", "update_entity", "trigger_webhook",
@@ -35,14 +33,12 @@ def test_tools_have_004s_names_and_classes():
     assert {t.preview for t in WORLD.tools if t.cls == "guarded"} == set(PREVIEWS)
 
 
-def test_every_task_passes_its_reference_on_seeds_0_to_49_and_fails_doing_nothing():
+def test_there_are_at_least_15_tasks_each_checked_for_collateral():
+    # tests/worlds/test_checker.py runs every task's reference on seeds 0-49 and a do-nothing episode
     assert len(WORLD.tasks) >= 15
-    engine = Engine()
+    store = Store(WORLD.generate(0), collections=WORLD.collections)
     for task in WORLD.tasks:
-        result = TaskResult(task.id)
-        for seed in range(50):
-            _run_task(engine, WORLD, task, seed, result, first=seed == 0)
-        assert (result.passed, result.nothing_failed, result.collateral) == (50, 50, "checked"), result.problems
+        assert any(c.id == "no-collateral" for c in task.setup(store.fork()).checks), task.id
 
 
 def _seed_calls(store) -> list:

@@ -227,12 +227,19 @@ class IssueArgs(RepoArgs, kw_only=True):
     issue_number: Annotated[Number, Meta(description="The number that identifies the issue.")]
 
 
-def _issue(ctx, args, doc="issues/issues#get-an-issue") -> dict:
+def _numbered(ctx, args, collections: tuple, number: int, doc: str) -> tuple:
+    """``(collection, record)`` of ``owner/repo#number`` in the first of
+    ``collections`` that holds it (an issue number may name a pull request)."""
     full = _repo(ctx, args, doc)["full_name"]
-    rec = ctx.store.get("issues", f"{full}#{args.issue_number}")
-    if rec is None:
-        raise _not_found(doc)
-    return rec
+    for coll in collections:
+        rec = ctx.store.get(coll, f"{full}#{number}")
+        if rec is not None:
+            return coll, rec
+    raise _not_found(doc)
+
+
+def _issue(ctx, args, doc="issues/issues#get-an-issue") -> dict:
+    return _numbered(ctx, args, ("issues",), args.issue_number, doc)[1]
 
 
 @tool(writes=False, params=IssueArgs, name="issues.get")
@@ -326,12 +333,8 @@ def issues_add_labels(ctx, args):
     """Add labels to an issue or pull request (POST /repos/{owner}/{repo}/issues/{issue_number}/labels);
     answers the labels it now has."""
     doc = "issues/labels#add-labels-to-an-issue"
-    full = _repo(ctx, args, doc)["full_name"]
-    key = f"{full}#{args.issue_number}"
-    coll = "issues" if ctx.store.get("issues", key) is not None else "pulls"
-    rec = ctx.store.get(coll, key)
-    if rec is None:
-        raise _not_found(doc)
+    coll, rec = _numbered(ctx, args, ("issues", "pulls"), args.issue_number, doc)
+    full, key = rec["repo"], f"{rec['repo']}#{rec['number']}"
     _check_labels(ctx, full, args.labels, doc)
     labels = list(dict.fromkeys(rec["labels"] + list(args.labels)))
     ctx.store.update(coll, key, {"labels": labels, "updated_at": _now(ctx)})
@@ -353,12 +356,8 @@ class CommentArgs(IssueArgs, kw_only=True):
 def issues_create_comment(ctx, args):
     """Comment on an issue or pull request (POST /repos/{owner}/{repo}/issues/{issue_number}/comments)."""
     doc = "issues/comments#create-an-issue-comment"
-    full = _repo(ctx, args, doc)["full_name"]
-    key = f"{full}#{args.issue_number}"
-    coll = "issues" if ctx.store.get("issues", key) is not None else "pulls"
-    rec = ctx.store.get(coll, key)
-    if rec is None:
-        raise _not_found(doc)
+    coll, rec = _numbered(ctx, args, ("issues", "pulls"), args.issue_number, doc)
+    full, key = rec["repo"], f"{rec['repo']}#{rec['number']}"
     cid = 7_000_000 + ctx.step
     now = _now(ctx)
     comment = {"id": cid, "repo": full, "issue_number": args.issue_number, "user": AGENT, "body": args.body,
@@ -413,11 +412,7 @@ class PullArgs(RepoArgs, kw_only=True):
 
 
 def _pull(ctx, args, doc="pulls/pulls#get-a-pull-request") -> dict:
-    full = _repo(ctx, args, doc)["full_name"]
-    rec = ctx.store.get("pulls", f"{full}#{args.pull_number}")
-    if rec is None:
-        raise _not_found(doc)
-    return rec
+    return _numbered(ctx, args, ("pulls",), args.pull_number, doc)[1]
 
 
 @tool(writes=False, params=PullArgs, name="pulls.get")
