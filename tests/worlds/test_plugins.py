@@ -30,6 +30,14 @@ def test_the_built_in_worlds_are_registered_by_entry_points():
     assert {"coinpurse", "quickbasket", "offsite-planning", "receivables", "codehost", "dummy"} <= set(registry())
 
 
+def test_the_environments_listing_has_the_six_worlds_and_at_least_71_tasks(http):
+    listed = {e["name"]: e["tasks"] for e in http.get("/environments").json()["environments"]}
+    six = {"coinpurse", "quickbasket", "offsite-planning", "receivables", "codehost", "dummy"}
+    assert six <= set(listed) and sum(listed[n] for n in six) >= 71
+    tools = http.get("/environments/receivables").json()["tools"]
+    assert all(t["class"] in ("safe", "guarded") for t in tools)
+
+
 def test_an_entry_point_must_name_its_world():
     with pytest.raises(SystemExit, match="holds the world 'dummy'"):
         worlds.load("not-dummy", "sw_runtime.worlds.dummy:WORLD")
