@@ -190,7 +190,8 @@ class Episode:
         self.calls.append((tool_name, ok, mutated))
         signals_json = None
         if self.tracker is not None:
-            signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault)
+            signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault,
+                                                        (args_json, ok, payload_json))
         self.trace.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
                            reactions_json, signals_json, fault))
         at_json = _AT_JSON.get(at)

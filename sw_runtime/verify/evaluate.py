@@ -115,18 +115,18 @@ def _filtered_calls(c, f):
     when there is no trace to read them from."""
     if f.trace is None:
         return None
-    n = 0
-    for row in f.trace.rows:
-        if row[TOOL] != c.action:
-            continue
-        if c.result is not None and not row[OK]:
-            continue  # a refused call has no result to match
-        if c.arguments is not None and not _call_matches(_arguments(row[ARGS]), c.arguments):
-            continue
-        if c.result is not None and not _call_matches(orjson.loads(row[PAYLOAD]), c.result):
-            continue
-        n += 1
-    return n
+    return sum(1 for row in f.trace.rows
+               if row[TOOL] == c.action and call_matches(c, row[ARGS], row[OK], row[PAYLOAD]))
+
+
+def call_matches(c, args_json: bytes, ok: bool, payload_json: bytes) -> bool:
+    """Whether one call (its arguments and answer as JSON) passes the
+    ``arguments``/``result`` filters of the action check ``c``."""
+    if c.result is not None and not ok:
+        return False  # a refused call has no result to match
+    if c.arguments is not None and not _call_matches(_arguments(args_json), c.arguments):
+        return False
+    return c.result is None or _call_matches(orjson.loads(payload_json), c.result)
 
 
 def _call_matches(value, where: dict) -> bool:

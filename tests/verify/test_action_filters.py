@@ -31,3 +31,13 @@ def test_a_check_without_filters_still_counts_every_call():
     ep = engine.create("dummy", schemas.CreateEpisode(checks=_checks({"kind": "action_called", "action": "noop"})))
     engine.step(ep.id, "noop", {})
     assert engine.submit(ep.id, "")["checks"][0]["pass"] is True
+
+
+def test_signals_follow_a_filtered_check_step_by_step():
+    engine = Engine()
+    ep = engine.create("dummy", schemas.CreateEpisode(signals=True, replace_template_checks=True, checks=_checks(
+        {"kind": "action_called", "action": "set", "arguments": {"value": 7}})))
+    other = engine.step(ep.id, "set", {"key": "it-01", "value": 6})
+    assert other["signals"]["progress"] == 0.0  # a set, but not the one the check asks for
+    right = engine.step(ep.id, "set", {"key": "it-02", "value": 7})
+    assert right["signals"]["progress"] == 1.0 and right["signals"]["progress_delta"] == 1.0
