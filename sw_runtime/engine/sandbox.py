@@ -21,8 +21,8 @@ def intercept(ep, tool, args, n: int, at: str):
     if tool.cls is None:
         return False, {
             "code": "unclassified_tool",
-            "message": f"{tool.name} has no tool class, and a sandbox episode runs only classified tools; "
-            f"the world {ep.world.name} must declare it safe or guarded (cls=...) before it can run here",
+            "message": f"{tool.name} needs a tool class to run in a sandbox episode, and has none: the world "
+            f"{ep.world.name} must declare it safe or guarded (cls=...); blocked, nothing was run",
         }
     scratch = ep.store.fork()
     ok, payload, _mutated, _reactions = ep._run(tool, args, n, at, scratch)

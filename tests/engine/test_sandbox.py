@@ -55,7 +55,7 @@ def test_an_unclassed_tool_is_blocked_in_sandbox_mode_only(engine):
     ep = engine.create(WORLD.name, schemas.CreateEpisode(mode="sandbox"))
     blocked = engine.step(ep.id, "bump", {"key": "it-01"})
     assert blocked["ok"] is False and blocked["error"]["code"] == "unclassified_tool"
-    assert "no tool class" in blocked["error"]["message"] and "safe or guarded" in blocked["error"]["message"]
+    assert "needs a tool class" in blocked["error"]["message"] and "safe or guarded" in blocked["error"]["message"]
     assert engine.step(ep.id, "get", {"key": "it-01"})["ok"] is True  # safe tools still run
     live = engine.create(WORLD.name, schemas.CreateEpisode())
     assert engine.step(live.id, "bump", {"key": "it-01"})["ok"] is True
