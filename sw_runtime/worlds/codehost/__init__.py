@@ -11,6 +11,7 @@ with GitHub's parameter names and result shapes. The default seed holds
 - ``state.py``: the data model and the seeded default world
 - ``schema.py``: the records as types, which custom seeds are parsed with
 - ``tools.py``: the 22 tools
+- ``routes.py``: each tool's GitHub REST path, for a door that serves them there
 - ``tasks.py``: ch-01 to ch-15
 - ``policy.md``: the rules the agent is given
 """
