@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import orjson
 
 from . import checks as C
-from ..engine.trace import ARGS, OK, PAYLOAD, TOOL, _arguments
 from .match import MISSING, get_path, matching, value_matches, where_matches
 
 
@@ -25,7 +24,9 @@ class Facts:
     output: str = ""
     diff: dict = field(default=None)
     judge: object = None  # callable(check, facts) -> (passed, detail), or None
-    trace: object = None  # engine.trace.Trace: what action checks with argument/result filters read
+    # What action checks with argument/result filters read: anything whose calls() yields
+    # (tool, args_json, ok, payload_json) per call in order (the engine's Trace).
+    trace: object = None
 
     def __post_init__(self):
         if self.diff is None:
@@ -115,8 +116,8 @@ def _filtered_calls(c, f):
     when there is no trace to read them from."""
     if f.trace is None:
         return None
-    return sum(1 for row in f.trace.rows
-               if row[TOOL] == c.action and call_matches(c, row[ARGS], row[OK], row[PAYLOAD]))
+    return sum(1 for tool, args_json, ok, payload_json in f.trace.calls()
+               if tool == c.action and call_matches(c, args_json, ok, payload_json))
 
 
 def call_matches(c, args_json: bytes, ok: bool, payload_json: bytes) -> bool:
@@ -124,9 +125,16 @@ def call_matches(c, args_json: bytes, ok: bool, payload_json: bytes) -> bool:
     ``arguments``/``result`` filters of the action check ``c``."""
     if c.result is not None and not ok:
         return False  # a refused call has no result to match
-    if c.arguments is not None and not _call_matches(_arguments(args_json), c.arguments):
+    if c.arguments is not None and not _call_matches(_json(args_json), c.arguments):
         return False
-    return c.result is None or _call_matches(orjson.loads(payload_json), c.result)
+    return c.result is None or _call_matches(_json(payload_json), c.result)
+
+
+def _json(data: bytes):
+    try:
+        return orjson.loads(data)
+    except (orjson.JSONDecodeError, RecursionError):
+        return None  # unreadable arguments match no filter
 
 
 def _call_matches(value, where: dict) -> bool:
