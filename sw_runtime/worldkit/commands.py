@@ -33,7 +33,7 @@ def register(sub) -> None:
 
 
 def _new_world(args) -> int:
-    from .scaffold import ScaffoldError, new_world
+    from ..worlds.scaffold import ScaffoldError, new_world
 
     try:
         made = new_world(args.name, args.path, prefix=args.prefix, title=args.title)
@@ -42,7 +42,7 @@ def _new_world(args) -> int:
         return 2
     print(f"Created the world {made.name!r} in {made.path}/ (task ids {made.prefix}-01, ...).\n")
     if made.project is not None:
-        print(f"It is an installable plugin project; install it (editable) so servers serve it:\n")
+        print("It is an installable plugin project; install it (editable) so servers serve it:\n")
         print(f"  pip install -e {made.project}\n")
     else:
         print('Register it: add this line under [project.entry-points."sandworld.worlds"] in pyproject.toml')
@@ -58,7 +58,7 @@ def _check_world(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from . import PACKAGES, registry
+    from ..worlds import PACKAGES, registry
     from .checker import check_world
 
     console = Console()
