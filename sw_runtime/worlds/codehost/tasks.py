@@ -67,8 +67,7 @@ def cast(store) -> Cast:
     )
 
 
-def _nc(*allow: C.Allow) -> C.NoCollateral:
-    return C.NoCollateral(id="no-collateral", label="Nothing changed beyond what the task requires", allow=list(allow))
+_nc = C.no_collateral
 
 
 def _where(number: int, repo: str = API) -> dict:

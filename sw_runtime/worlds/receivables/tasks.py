@@ -23,8 +23,7 @@ def _rng(store, task_id: str) -> random.Random:
     return random.Random(f"receivables/{task_id}/{store.digest()}")
 
 
-def _nc(*allow: C.Allow) -> C.NoCollateral:
-    return C.NoCollateral(id="no-collateral", label="Nothing changed beyond what the task requires", allow=list(allow))
+_nc = C.no_collateral
 
 
 def _sent(check_id, label, where, weight=1.0) -> C.RecordExists:
