@@ -21,9 +21,11 @@ from sw_core_ext import IMPLEMENTATION
 
 from . import __version__, errors
 from .api import batch, catalog, episodes, forks, seeds, snapshots, state
+from .api import keys as keys_api, limits as limits_api, operations, webhooks as webhooks_api
 from .api.common import error_response, json_response
 from .config import Settings
 from .engine.engine import Engine
+from .security.layer import Layer
 from .worlds import registry
 
 log = logging.getLogger("sandworld.app")
@@ -34,6 +36,8 @@ AREAS = (episodes, batch, catalog, forks, snapshots, state, seeds)
 def build_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
     engine = Engine(settings)
+    layer = Layer(settings)
+    layer.metrics.watch(engine)
 
     async def healthz(request: Request):
         return json_response(
@@ -57,14 +61,18 @@ def build_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app):
         _settle_memory()
         sweeper = asyncio.create_task(_sweep_forever(engine))
+        await layer.start()
         try:
             yield
         finally:
             sweeper.cancel()
+            await layer.stop()
 
     routes = [Route("/healthz", healthz, methods=["GET"])]
     for area in AREAS:
         routes += area.routes(engine, settings)
+    for area in (limits_api, webhooks_api, keys_api, operations):
+        routes += area.routes(layer)
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: http_error, Exception: crashed},
@@ -72,7 +80,24 @@ def build_app(settings: Settings | None = None) -> Starlette:
     )
     app.state.engine = engine
     app.state.settings = settings
+    app.state.layer = layer
+    app.add_middleware(_Wrapped, wrap=lambda inner: layer.wrap(inner, lambda: _templates(app)))
     return app
+
+
+class _Wrapped:
+    """Starlette middleware slot for the security layer's ASGI wrappers."""
+
+    def __init__(self, app, wrap):
+        self.app = wrap(app)
+
+    async def __call__(self, scope, receive, send):
+        await self.app(scope, receive, send)
+
+
+def _templates(app) -> dict:
+    """Endpoint -> route template, for metrics labels (a bounded set, unlike raw paths)."""
+    return {r.endpoint: r.path for r in app.routes if hasattr(r, "endpoint")}
 
 
 def _settle_memory() -> None:

@@ -16,6 +16,7 @@ from starlette.routing import Route
 
 from .. import errors, schemas
 from ..engine.users import ASK_USER
+from ..security.limits import charge_calls
 from .common import API, endpoint, json_response, read_body
 from .episodes import created_body, prepare_user
 from .idempotency import idempotent
@@ -128,6 +129,7 @@ def routes(engine, settings) -> list:
             calls = calls.calls
         if len(calls) > settings.max_batch:
             raise errors.InvalidRequest(f"{len(calls)} calls in one batch; at most {settings.max_batch}: split it")
+        charge_calls(request, len(calls))  # a rate limit counts calls, not requests
         for c in calls:
             if not isinstance(c, errors.ApiError) and c.tool == ASK_USER:
                 calls = await _prepare_users(engine, calls)
@@ -138,11 +140,13 @@ def routes(engine, settings) -> list:
     @idempotent("batch.create")
     async def batch_create(request: Request):
         items = _items(schemas.BatchCreate, await read_body(request, limit), settings.max_batch_episodes)
+        charge_calls(request, len(items))
         return json_response({"results": create_many(engine, items)})
 
     @endpoint
     async def batch_submit(request: Request):
         items = _items(schemas.BatchSubmit, await read_body(request, limit), settings.max_batch_episodes)
+        charge_calls(request, len(items))
         return json_response({"results": submit_many(engine, items)})
 
     return [

@@ -272,6 +272,10 @@ class Engine:
             "seed_digest": ep.seed_digest,
         }
 
+    def metrics(self) -> dict:
+        """What ``/metrics`` reads at each scrape (security/metrics.py)."""
+        return {"live_episodes": len(self.episodes), "idempotency_keys": len(self.idempotency)}
+
     # -- memory --------------------------------------------------------------
 
     def sweep(self, now: float | None = None) -> int:

@@ -48,6 +48,7 @@ class Op:
     query: tuple = ()  # (name, schema, description)
     errors: tuple = (400, 404, 429)
     tags: tuple = field(default=("episodes",))
+    also: tuple = ()  # other statuses answered with the same schema as success
 
 
 _PAGE = (
@@ -60,7 +61,7 @@ _LIFE = (400, 404, 409, 413, 429)
 OPERATIONS = (
     Op("GET", "/healthz", "Liveness: the process answers", a.Health, errors=(), tags=("operations",)),
     Op("GET", "/readyz", "Readiness: worlds loaded, data folder writable (503 when not ready)", a.Ready,
-       errors=(503,), tags=("operations",)),
+       errors=(), tags=("operations",), also=(503,)),
     Op("GET", f"{API}/environments", "Every world", a.Environments, errors=(429,), tags=("catalogue",)),
     Op("GET", f"{API}/environments/{{env}}", "One world: collections, tools, tasks", a.Environment,
        errors=(404, 429), tags=("catalogue",)),
@@ -127,6 +128,9 @@ def build(ops=OPERATIONS) -> dict:
         scope = required_scope(op.method, op.path.replace("{id}", "x").replace("{env}", "x"))
         responses = {str(op.status): {"description": "OK" if op.status == 200 else "Created",
                                       "content": {"application/json": {"schema": ref[op.answer]}}}}
+        for status in op.also:
+            responses[str(status)] = {"description": "Not ready",
+                                      "content": {"application/json": {"schema": ref[op.answer]}}}
         for status in sorted(set(op.errors) | ({401, 403} if gated else set())):
             responses[str(status)] = {"description": STATUS_TEXT[status],
                                       "content": {"application/json": {"schema": ref[a.ErrorEnvelope]}}}
