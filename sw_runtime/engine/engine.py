@@ -82,12 +82,14 @@ class Engine:
 
     # -- lookup --------------------------------------------------------------
 
-    def get(self, episode_id: str) -> Episode:
+    def get(self, episode_id: str, project: str | None = None) -> Episode:
+        """The live episode; with ``project``, only if it is that project's:
+        another project's episode is 404 exactly like an unknown one."""
         ep = self.episodes.get(episode_id)
-        if ep is None:
-            why = self._evicted.get(episode_id)
-            if why is not None:
-                raise errors.NotFound(f"episode {episode_id} was evicted ({why}); start a new one")
+        if ep is None or (project is not None and ep.project != project):
+            why = self._evicted.get(episode_id) if ep is None else None
+            if why is not None and (project is None or why[1] == project):
+                raise errors.NotFound(f"episode {episode_id} was evicted ({why[0]}); start a new one")
             raise errors.NotFound(f"no episode {episode_id!r}")
         return ep
 
@@ -190,7 +192,7 @@ class Engine:
         """``batch_json`` with the results as dicts."""
         return _loads(self.batch_json(calls))["results"]
 
-    def batch_json(self, calls) -> bytes:
+    def batch_json(self, calls, project: str | None = None) -> bytes:
         """Run calls in order and answer ``{"results": [...]}`` as JSON.
 
         Each call is a ``schemas.Call`` (or the ``ApiError`` that decoding it
@@ -208,8 +210,8 @@ class Engine:
                 continue
             ep = episodes.get(call.episode_id)
             try:
-                if ep is None:
-                    ep = self.get(call.episode_id)  # raises not_found, saying why
+                if ep is None or (project is not None and ep.project != project):
+                    ep = self.get(call.episode_id, project)  # raises not_found, saying why
                 if call.dry_run:
                     res = preview(ep, call.tool, _args_value(_args_json(call.arguments)))
                     res["episode_id"] = ep.id
@@ -290,8 +292,8 @@ class Engine:
             elif ep.born < old:
                 gone.append((eid, f"older than the {self.settings.max_age:g} s limit"))
         for eid, why in gone:
-            del self.episodes[eid]
-            self._evicted[eid] = why
+            ep = self.episodes.pop(eid)
+            self._evicted[eid] = (why, ep.project)
         while len(self._evicted) > _FORGET_EVICTED:
             self._evicted.popitem(last=False)
         if gone:
