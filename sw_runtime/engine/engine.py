@@ -29,6 +29,7 @@ from .idempotency import IdempotencyKeys
 from .seeds import SeedCache
 from .signals import Signals
 from .snapshots import Snapshots
+from .tally import Tally
 from .users import LlmUsers, ScriptedUser
 
 log = logging.getLogger("sandworld.engine")
@@ -77,6 +78,7 @@ class Engine:
         self.users = LlmUsers()
         self.judge = Judge()
         self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard)
+        self.tally = Tally()
         self.idempotency = IdempotencyKeys(self.settings.idempotency_ttl, self.settings.max_idempotency_keys,
                                            self.settings.max_idempotency_bytes)
 
@@ -175,18 +177,27 @@ class Engine:
         if start is not None:
             ep.start_kind, ep.snapshot_id = start.kind, start.snapshot_id
         self.episodes[ep.id] = ep
+        self.tally.creates[world.name] += 1
         return ep
 
     def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
         """One call, its arguments as a Python value; the answer as a dict."""
         return _loads(self.step_json(episode_id, tool, _args_json(arguments), dry_run))
 
-    def step_json(self, episode_id: str, tool: str, args_json: bytes, dry_run: bool = False) -> bytes:
+    def step_json(self, episode_id: str, tool: str, args_json: bytes, dry_run: bool = False,
+                  project: str | None = None) -> bytes:
         """One call, its arguments as JSON; the answer as JSON."""
-        ep = self.get(episode_id)
+        ep = self.get(episode_id, project)
         if dry_run:
             return _dumps(preview(ep, tool, _args_value(args_json)))
-        return b"".join(ep.answer(tool, args_json)) + b"}"
+        pieces = ep.answer(tool, args_json)
+        self._count(ep, pieces)
+        return b"".join(pieces) + b"}"
+
+    def _count(self, ep: Episode, pieces: list) -> None:
+        self.tally.steps[ep.world.name] += 1
+        if not ep.calls[-1][1]:
+            self.tally.refused(pieces[2])  # the error payload (Episode.answer's layout)
 
     def batch(self, calls) -> list:
         """``batch_json`` with the results as dicts."""
@@ -201,6 +212,7 @@ class Engine:
         """
         parts = [b'{"results":[']
         episodes = self.episodes
+        steps = self.tally.steps
         for call in calls:
             if len(parts) > 1:
                 parts.append(b",")
@@ -219,8 +231,12 @@ class Engine:
                 else:
                     # The pieces of every answer are joined once, at the end:
                     # results of a few KB each are copied one time only.
-                    parts += ep.answer(call.tool, _args_json(call.arguments))
+                    pieces = ep.answer(call.tool, _args_json(call.arguments))
+                    parts += pieces
                     parts.append(ep.id_tail)
+                    steps[ep.world.name] += 1
+                    if not ep.calls[-1][1]:
+                        self.tally.refused(pieces[2])
             except errors.ApiError as e:
                 parts.append(_dumps({"episode_id": call.episode_id, "ok": False, "error": e.slot()}))
         parts.append(b"]}")
@@ -243,6 +259,7 @@ class Engine:
             ) from None
         ep.status = SUBMITTED
         ep.evaluation = ev
+        self.tally.submits[ep.world.name] += 1
         return ev
 
     def _evaluate(self, ep: Episode, output: str, verdicts: dict | None) -> dict:
@@ -276,7 +293,8 @@ class Engine:
 
     def metrics(self) -> dict:
         """What ``/metrics`` reads at each scrape (security/metrics.py)."""
-        return {"live_episodes": len(self.episodes), "idempotency_keys": len(self.idempotency)}
+        return {**self.tally.snapshot(), "live_episodes": len(self.episodes),
+                "idempotency_keys": len(self.idempotency)}
 
     # -- memory --------------------------------------------------------------
 
