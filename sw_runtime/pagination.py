@@ -90,8 +90,19 @@ def paginate(items: Iterable, key: Callable, page: PageRequest, render: Callable
     }
 
 
-def paginate_sql(rows: list, page: PageRequest, key: Callable, render: Callable) -> dict:
-    """Like ``paginate`` for rows a query already fetched in key order, ``limit + 1`` of them."""
+def paginate_sqlite(db, table: str, columns: str, page: PageRequest, render: Callable,
+                    project: str | None = None) -> dict:
+    """``paginate`` for a SQLite table with an ``INTEGER PRIMARY KEY
+    AUTOINCREMENT`` column ``seq`` (first of ``columns``) and a ``project``
+    column: one page in ``seq`` order, optionally only one project's rows.
+    ``render(row)`` makes an item of a row."""
+    after = page.after[0] if page.after and isinstance(page.after[0], int) else 0
+    where, args = "seq > ?", [after]
+    if project is not None:
+        where += " AND project = ?"
+        args.append(project)
+    rows = db.execute(f"SELECT {columns} FROM {table} WHERE {where} ORDER BY seq LIMIT ?",
+                      (*args, page.limit + 1)).fetchall()
     more = len(rows) > page.limit
     rows = rows[: page.limit]
-    return {"items": [render(r) for r in rows], "next_cursor": encode_cursor(key(rows[-1])) if more else None}
+    return {"items": [render(r) for r in rows], "next_cursor": encode_cursor((rows[-1][0],)) if more else None}

@@ -21,7 +21,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
-from ..pagination import PageRequest, paginate_sql
+from ..pagination import PageRequest, paginate_sqlite
 from .scopes import Principal, check_project, parse_scopes
 
 PREFIX = "sw_live_"
@@ -124,17 +124,7 @@ class KeyStore:
 
     def page(self, page: PageRequest, project: str | None = None) -> dict:
         """One page of keys in creation order, optionally only one project's."""
-        after = page.after[0] if page.after else 0
-        if not isinstance(after, int):
-            after = 0
-        where, args = "seq > ?", [after]
-        if project is not None:
-            where += " AND project = ?"
-            args.append(project)
-        rows = self._db.execute(
-            f"SELECT {_COLUMNS} FROM keys WHERE {where} ORDER BY seq LIMIT ?", (*args, page.limit + 1)
-        ).fetchall()
-        return paginate_sql([_info(r) for r in rows], page, key=lambda k: (k.seq,), render=KeyInfo.describe)
+        return paginate_sqlite(self._db, "keys", _COLUMNS, page, lambda r: _info(r).describe(), project)
 
     def all(self, project: str | None = None) -> list[KeyInfo]:
         sql = f"SELECT {_COLUMNS} FROM keys" + (" WHERE project = ?" if project else "") + " ORDER BY seq"

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from .. import errors
-from ..pagination import PageRequest, paginate_sql
+from ..pagination import PageRequest, paginate_sqlite
+from .events import EVENTS
 
 FILE = "webhooks.sqlite"
-EVENTS = ("episode.created", "episode.submitted", "episode.ended")
 SECRET_PREFIX = "whsec_"
 
 _SCHEMA = """
@@ -155,15 +155,8 @@ class Subscriptions:
         return sub
 
     def page(self, page: PageRequest, project: str | None) -> dict:
-        after = page.after[0] if page.after and isinstance(page.after[0], int) else 0
-        where, args = "seq > ?", [after]
-        if project is not None:
-            where += " AND project = ?"
-            args.append(project)
-        rows = self._db.execute(
-            f"SELECT {_COLUMNS} FROM subscriptions WHERE {where} ORDER BY seq LIMIT ?", (*args, page.limit + 1)
-        ).fetchall()
-        return paginate_sql([_sub(r) for r in rows], page, key=lambda s: (s.seq,), render=Subscription.describe)
+        """One page of subscriptions in creation order; with ``project``, only that project's."""
+        return paginate_sqlite(self._db, "subscriptions", _COLUMNS, page, lambda r: _sub(r).describe(), project)
 
     def matching(self, event: str, project: str | None) -> list:
         """Subscriptions that hear ``event`` about an episode of ``project``."""

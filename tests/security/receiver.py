@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.fakes import serving
 
 
 class Receiver:
@@ -47,13 +49,6 @@ def receiving(answers=(200,), delay: float = 0.0):
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    rec.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Handler) as root:
+        rec.url = f"{root}/hook"
         yield rec
-    finally:
-        server.shutdown()
-        server.server_close()
