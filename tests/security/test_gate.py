@@ -128,3 +128,17 @@ def test_serving_a_network_address_without_keys_needs_insecure(host):
     r = subprocess.run([sys.executable, "-m", "sw_runtime", "serve", "--host", host, "--port", "1"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--auth keys" in r.stderr and "--insecure" in r.stderr
+
+
+def test_the_python_client_sends_the_key_from_the_environment(keyed, monkeypatch):
+    from sandworld import SandworldClient, errors as client_errors
+
+    monkeypatch.setenv("SANDWORLD_API_KEY", keyed["alpha"])
+    with SandworldClient(keyed.url) as sw:
+        assert sw.create_episode("coinpurse")["episode_id"].startswith("ep_")
+    monkeypatch.setenv("SANDWORLD_API_KEY", keyed["reader"])
+    with SandworldClient(keyed.url) as sw, pytest.raises(client_errors.Forbidden, match="episodes:write"):
+        sw.create_episode("coinpurse")
+    monkeypatch.delenv("SANDWORLD_API_KEY")
+    with SandworldClient(keyed.url) as sw, pytest.raises(client_errors.Unauthorized):
+        sw.environments()
