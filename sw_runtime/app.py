@@ -38,6 +38,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
     engine = Engine(settings)
     layer = Layer(settings)
     layer.metrics.watch(engine)
+    engine.on_event = layer.episode_event
 
     async def healthz(request: Request):
         return json_response(

@@ -16,13 +16,14 @@ from starlette.routing import Route
 
 from .. import errors, schemas
 from ..engine.users import ASK_USER
+from ..security.gate import principal_of
 from ..security.limits import charge_calls
 from .common import API, endpoint, json_response, read_body
 from .episodes import created_body, prepare_user
 from .idempotency import idempotent
 
 
-def create_many(engine, items: list) -> list:
+def create_many(engine, items: list, project: str | None = None) -> list:
     """Start one episode per item (a ``schemas.CreateItem`` as raw JSON), in order.
 
     Each slot is what a single create answers, or the item's error.
@@ -36,7 +37,7 @@ def create_many(engine, items: list) -> list:
                 # The server is at its episode cap: nothing later in this
                 # request can free room, so don't sweep once per item.
                 raise full
-            ep = engine.create(req.environment, req)
+            ep = engine.create(req.environment, req, project=project)
         except errors.RateLimited as e:
             full = e
             out.append({"ok": False, "error": e.slot()})
@@ -47,7 +48,7 @@ def create_many(engine, items: list) -> list:
     return out
 
 
-def submit_many(engine, items: list) -> list:
+def submit_many(engine, items: list, project: str | None = None) -> list:
     """Submit one episode per item (a ``schemas.SubmitItem`` as raw JSON), in order.
 
     Each slot is what a single submit answers, or ``{"episode_id", "ok": false, "error"}``.
@@ -58,7 +59,7 @@ def submit_many(engine, items: list) -> list:
         try:
             req = schemas.decode_item(schemas.SubmitItem, raw)
             episode_id = req.episode_id
-            out.append(engine.submit(episode_id, req.output))
+            out.append(engine.submit(episode_id, req.output, project=project))
         except errors.ApiError as e:
             out.append({"episode_id": episode_id, "ok": False, "error": e.slot()})
     return out
@@ -134,20 +135,20 @@ def routes(engine, settings) -> list:
             if not isinstance(c, errors.ApiError) and c.tool == ASK_USER:
                 calls = await _prepare_users(engine, calls)
                 break
-        return Response(engine.batch_json(calls), media_type="application/json")
+        return Response(engine.batch_json(calls, principal_of(request).project), media_type="application/json")
 
     @endpoint
     @idempotent("batch.create")
     async def batch_create(request: Request):
         items = _items(schemas.BatchCreate, await read_body(request, limit), settings.max_batch_episodes)
         charge_calls(request, len(items))
-        return json_response({"results": create_many(engine, items)})
+        return json_response({"results": create_many(engine, items, principal_of(request).project)})
 
     @endpoint
     async def batch_submit(request: Request):
         items = _items(schemas.BatchSubmit, await read_body(request, limit), settings.max_batch_episodes)
         charge_calls(request, len(items))
-        return json_response({"results": submit_many(engine, items)})
+        return json_response({"results": submit_many(engine, items, principal_of(request).project)})
 
     return [
         Route(f"{API}/batch", batch, methods=["POST"]),

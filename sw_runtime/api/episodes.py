@@ -10,6 +10,7 @@ from starlette.routing import Route
 from .. import schemas
 from ..worlds import get_world, registry
 from ..engine.users import ASK_USER
+from ..security.gate import principal_of
 from .common import API, endpoint, json_response, read_body
 from .idempotency import idempotent
 from .seeds import prepared_start, seed_limit
@@ -68,12 +69,12 @@ def routes(engine, settings) -> list:
     async def create_episode(request: Request):
         req = schemas.decode(schemas.CreateEpisode, await read_body(request, seed_limit(settings)), empty_ok=True)
         start = await prepared_start(request.path_params["env"], req)  # a custom state, parsed off the loop
-        ep = engine.create(request.path_params["env"], req, start)
+        ep = engine.create(request.path_params["env"], req, start, principal_of(request).project)
         return json_response(created_body(ep), 201)
 
     @endpoint
     async def show_episode(request: Request):
-        ep = engine.get(request.path_params["id"])
+        ep = engine.get(request.path_params["id"], principal_of(request).project)
         body = ep.summary()
         body["trace"] = ep.trace.entries()
         body["evaluation"] = ep.evaluation
@@ -83,6 +84,8 @@ def routes(engine, settings) -> list:
     async def step(request: Request):
         req = schemas.decode(schemas.Step, await read_body(request, limit))
         eid = request.path_params["id"]
+        project = principal_of(request).project
+        engine.get(eid, project)  # another project's episode is not there
         args_json = bytes(req.arguments)
         if req.tool == ASK_USER and not req.dry_run:
             try:
@@ -90,17 +93,18 @@ def routes(engine, settings) -> list:
             except (msgspec.DecodeError, RecursionError):
                 arguments = None
             await prepare_user(engine, eid, arguments)
-        return Response(engine.step_json(eid, req.tool, args_json, req.dry_run), media_type="application/json")
+        return Response(engine.step_json(eid, req.tool, args_json, req.dry_run, project), media_type="application/json")
 
     @endpoint
     @idempotent("episodes.submit")
     async def submit(request: Request):
         req = schemas.decode(schemas.Submit, await read_body(request, limit), empty_ok=True)
         eid = request.path_params["id"]
-        ep = engine.get(eid)
+        project = principal_of(request).project
+        ep = engine.get(eid, project)
         # A closed episode is refused by the engine without asking a judge.
         verdicts = await engine.judge.decide(ep, req.output) if ep.status == "open" else None
-        return json_response(engine.submit(eid, req.output, verdicts))
+        return json_response(engine.submit(eid, req.output, verdicts, project))
 
     return [
         Route(f"{API}/environments", list_environments, methods=["GET"]),

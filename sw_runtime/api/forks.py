@@ -7,6 +7,7 @@ from starlette.routing import Route
 
 from .. import schemas
 from ..engine import forks
+from ..security.gate import principal_of
 from .common import API, endpoint, json_response, read_body
 from .idempotency import idempotent
 
@@ -33,8 +34,9 @@ def routes(engine, settings) -> list:
     async def fork(request: Request):
         req = schemas.decode(schemas.Fork, await read_body(request, limit), empty_ok=True)
         source = request.path_params["id"]
-        children = forks.fork(engine, source, req.n)
-        src = engine.get(source)
+        project = principal_of(request).project
+        children = forks.fork(engine, source, req.n, project)
+        src = engine.get(source, project)
         return json_response(
             {
                 "forked_from": source,

@@ -24,6 +24,7 @@ from starlette.responses import Response
 
 from .. import errors
 from ..engine.idempotency import Stored
+from ..security.gate import principal_of
 from .common import read_body
 
 _INLINE = 64 * 1024  # bodies up to this size are fingerprinted on the event loop
@@ -42,6 +43,9 @@ def idempotent(scope: str, limit: int | None = None):
             if key is None:
                 return await handler(request)
             _check_key(key)
+            project = principal_of(request).project
+            if project is not None:  # each project has its own keys: one never replays another's answer
+                key = f"{project}\x00{key}"
             engine, settings = request.app.state.engine, request.app.state.settings
             body = await read_body(request, min(limit or settings.max_body, settings.max_body))
             keys = engine.idempotency

@@ -14,13 +14,14 @@ from starlette.routing import Route
 from sw_core_ext import Store
 
 from .. import errors
+from ..security.gate import principal_of
 from .common import API, endpoint, json_response
 
 
 def routes(engine, settings) -> list:
     @endpoint
     async def state(request: Request):
-        ep = engine.get(request.path_params["id"])
+        ep = engine.get(request.path_params["id"], principal_of(request).project)
         store = ep.store
         names = store.collections
         raw = request.query_params.get("collections")

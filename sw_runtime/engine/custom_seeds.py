@@ -59,9 +59,9 @@ def invalid_state(world, issues: list) -> errors.InvalidRequest:
     )
 
 
-def resolve(engine, world, req, task) -> Start | None:
-    """Where a create request starts: its ``state``, its snapshot, or
-    ``None`` for the world's seeded state."""
+def resolve(engine, world, req, task, project: str | None = None) -> Start | None:
+    """Where a create request starts: its ``state``, its snapshot (one of
+    ``project``'s, when given), or ``None`` for the world's seeded state."""
     state, snapshot_id = getattr(req, "state", None), getattr(req, "snapshot_id", None)
     if state is not None and snapshot_id is not None:
         raise errors.InvalidRequest("give either state or snapshot_id, not both: each replaces the seeded state")
@@ -69,7 +69,7 @@ def resolve(engine, world, req, task) -> Start | None:
         return prepare(world, state, task, req.seed)
     if snapshot_id is None:
         return None
-    snap = engine.snapshots.get(snapshot_id)
+    snap = engine.snapshots.get(snapshot_id, project)
     if snap.world is not world:
         raise errors.InvalidRequest(
             f"snapshot {snapshot_id} holds a {snap.world.name} state; start it under "

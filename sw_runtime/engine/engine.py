@@ -79,6 +79,9 @@ class Engine:
         self.judge = Judge()
         self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard)
         self.tally = Tally()
+        # Called with (event, episode, evaluation-or-ending) as episodes start,
+        # are scored and end (security/layer.py turns them into webhooks).
+        self.on_event = None
         self.idempotency = IdempotencyKeys(self.settings.idempotency_ttl, self.settings.max_idempotency_keys,
                                            self.settings.max_idempotency_bytes)
 
@@ -107,9 +110,10 @@ class Engine:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def create(self, environment: str, req, start=None) -> Episode:
+    def create(self, environment: str, req, start=None, project: str | None = None) -> Episode:
         """Start an episode from a decoded ``schemas.CreateEpisode``. ``start``:
-        its custom state, already prepared (``custom_seeds.prepare``)."""
+        its custom state, already prepared (``custom_seeds.prepare``).
+        ``project``: the caller's (None with keys off); the episode is its."""
         world = get_world(environment)
         if len(self.episodes) >= self.settings.max_episodes:
             self.sweep()
@@ -139,7 +143,7 @@ class Engine:
                 f"unknown user_simulator {req.user_simulator!r}; use \"scripted\" (the default) or \"llm\""
             )
         if start is None:  # a custom state or a snapshot, else the seeded state
-            start = custom_seeds.resolve(self, world, req, task)
+            start = custom_seeds.resolve(self, world, req, task, project)
         seed = start if start is not None else self.seeds.get(world, req.seed)
         setup, start_passes, checks = None, [], []
         if task is not None:
@@ -176,8 +180,11 @@ class Engine:
             ep.tracker = Signals(ep, reference)
         if start is not None:
             ep.start_kind, ep.snapshot_id = start.kind, start.snapshot_id
+        ep.project = project
         self.episodes[ep.id] = ep
         self.tally.creates[world.name] += 1
+        if self.on_event is not None:
+            self.on_event("created", ep, None)
         return ep
 
     def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
@@ -242,10 +249,11 @@ class Engine:
         parts.append(b"]}")
         return b"".join(parts)
 
-    def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None) -> dict:
+    def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None,
+               project: str | None = None) -> dict:
         """Score and close an episode. ``verdicts`` holds the judge's answers to
         its rubric checks (by check id), fetched beforehand by ``Judge.decide``."""
-        ep = self.get(episode_id)
+        ep = self.get(episode_id, project)
         if ep.status != OPEN:
             raise errors.EpisodeClosed(f"episode {episode_id} was already submitted; read it with GET")
         ep.touched = time.monotonic()
@@ -260,6 +268,8 @@ class Engine:
         ep.status = SUBMITTED
         ep.evaluation = ev
         self.tally.submits[ep.world.name] += 1
+        if self.on_event is not None:
+            self.on_event("submitted", ep, ev)
         return ev
 
     def _evaluate(self, ep: Episode, output: str, verdicts: dict | None) -> dict:
@@ -306,12 +316,14 @@ class Engine:
         gone = []
         for eid, ep in self.episodes.items():
             if ep.touched < idle:
-                gone.append((eid, f"idle for more than {self.settings.idle_timeout:g} s"))
+                gone.append((eid, f"idle for more than {self.settings.idle_timeout:g} s", "idle"))
             elif ep.born < old:
-                gone.append((eid, f"older than the {self.settings.max_age:g} s limit"))
-        for eid, why in gone:
+                gone.append((eid, f"older than the {self.settings.max_age:g} s limit", "max_age"))
+        for eid, why, ending in gone:
             ep = self.episodes.pop(eid)
             self._evicted[eid] = (why, ep.project)
+            if self.on_event is not None and ep.status == OPEN:  # a submitted one has had its ended event
+                self.on_event("evicted", ep, ending)
         while len(self._evicted) > _FORGET_EVICTED:
             self._evicted.popitem(last=False)
         if gone:

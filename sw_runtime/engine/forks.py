@@ -109,11 +109,11 @@ def clone(src: Episode, new_id: str, *, inherited: bool) -> Episode:
     return child
 
 
-def fork(engine, episode_id: str, n: int) -> list:
-    """``n`` forks of an open episode, registered with ``engine``."""
+def fork(engine, episode_id: str, n: int, project: str | None = None) -> list:
+    """``n`` forks of an open episode (one of ``project``'s, when given), registered with ``engine``."""
     if type(n) is not int or not 1 <= n <= MAX_FORKS:
         raise errors.InvalidRequest(f"n is {n!r}; a fork makes 1 to {MAX_FORKS} episodes at once")
-    src = engine.get(episode_id)
+    src = engine.get(episode_id, project)
     if src.status != OPEN:
         raise errors.EpisodeClosed(
             f"episode {episode_id} was submitted; fork an open episode (or snapshot this one and start from it)"
@@ -123,6 +123,8 @@ def fork(engine, episode_id: str, n: int) -> list:
     children = [clone(src, engine.new_episode_id(), inherited=True) for _ in range(n)]
     for child in children:
         engine.episodes[child.id] = child
+        if engine.on_event is not None:
+            engine.on_event("created", child, None)
     return children
 
 
