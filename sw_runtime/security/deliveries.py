@@ -37,6 +37,10 @@ log = logging.getLogger("sandworld.webhooks")
 
 BACKOFF = (1.0, 5.0, 30.0, 120.0, 600.0)  # seconds before retries 1..5
 TIMEOUT = 5.0  # seconds a receiver has to answer
+# Attempts in flight at once: a burst of events (a 4,096-episode batch create)
+# must not turn into thousands of simultaneous connections that starve the
+# event loop the episodes are stepped on.
+SENDING = 16
 
 
 def _iso(t: float) -> str:
@@ -70,8 +74,10 @@ class Dispatcher:
     """Sends the webhooks of one server from a background task."""
 
     def __init__(self, subscriptions, *, queue_size: int = 10_000, keep: int = 1000,
-                 backoff: tuple = BACKOFF, timeout: float = TIMEOUT):
+                 backoff: tuple = BACKOFF, timeout: float = TIMEOUT, concurrency: int = SENDING):
         self.subscriptions = subscriptions
+        self.concurrency = concurrency
+        self._sending: asyncio.Semaphore | None = None
         self.backoff = backoff
         self.timeout = timeout
         self.keep = keep
@@ -86,6 +92,7 @@ class Dispatcher:
 
     async def start(self) -> None:
         self._queue = asyncio.Queue(self._queue_size)
+        self._sending = asyncio.Semaphore(self.concurrency)
         self._client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False, trust_env=False)
         self._worker = asyncio.create_task(self._work())
 
@@ -136,7 +143,9 @@ class Dispatcher:
         while True:
             d = await self._queue.get()
             # Each message is sent in its own task, so one slow receiver
-            # holds up neither the queue nor the other receivers.
+            # holds up neither the queue nor the other receivers (up to
+            # SENDING attempts at once; a message waiting out its backoff
+            # holds no slot).
             task = asyncio.create_task(self._deliver(d))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -145,7 +154,8 @@ class Dispatcher:
         for attempt in range(len(self.backoff) + 1):
             if attempt:
                 await asyncio.sleep(self.backoff[attempt - 1])
-            ok = await self._attempt(d)
+            async with self._sending:
+                ok = await self._attempt(d)
             if ok:
                 d.status = "delivered"
                 return
