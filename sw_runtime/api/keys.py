@@ -17,7 +17,7 @@ from ..security.keys import FILE, KeyStore
 from .common import API, endpoint, json_response
 
 
-def routes(layer) -> list:
+def routes(layer, service) -> list:
     store = layer.keys
 
     @endpoint

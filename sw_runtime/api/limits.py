@@ -9,7 +9,7 @@ from ..security.gate import principal_of
 from .common import API, endpoint, json_response
 
 
-def routes(layer) -> list:
+def routes(layer, service) -> list:
     limiter = layer.limiter
 
     @endpoint

@@ -11,16 +11,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..security import openapi
-from ..worlds import registry
+from . import openapi
 from .common import json_response
 
 
-def routes(layer) -> list:
+def routes(layer, service) -> list:
     document = None
 
     async def readyz(request: Request):
-        checks = {"worlds_loaded": bool(registry()), "data_dir_writable": layer.data_dir_writable()}
+        checks = {"worlds_loaded": bool(service.environments()["environments"]),
+                  "data_dir_writable": layer.data_dir_writable()}
         ready = all(checks.values())
         return json_response({"ready": ready, "checks": checks}, 200 if ready else 503)
 

@@ -24,7 +24,7 @@ def _page(request: Request):
     return page_request(q.get("limit"), q.get("cursor"))
 
 
-def routes(layer) -> list:
+def routes(layer, service) -> list:
     subs, dispatcher = layer.subscriptions, layer.webhooks
 
     @endpoint

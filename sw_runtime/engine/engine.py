@@ -15,17 +15,16 @@ from datetime import datetime, timezone
 import msgspec
 import orjson
 
-from .. import errors
+from .. import errors, schemas
 from ..config import Settings
 from ..verify import custom
 from ..verify.evaluate import Facts
 from ..verify.judge import Judge
 from ..verify.score import baseline, evaluate
 from ..worlds import get_world
-from . import custom_seeds, faults
+from . import custom_seeds, faults, forks
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, Episode
-from .idempotency import IdempotencyKeys
 from .seeds import SeedCache
 from .signals import Signals
 from .snapshots import Snapshots
@@ -80,10 +79,8 @@ class Engine:
         self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard)
         self.tally = Tally()
         # Called with (event, episode, evaluation-or-ending) as episodes start,
-        # are scored and end (security/layer.py turns them into webhooks).
+        # are scored and end (the service hands them to its listeners: webhooks).
         self.on_event = None
-        self.idempotency = IdempotencyKeys(self.settings.idempotency_ttl, self.settings.max_idempotency_keys,
-                                           self.settings.max_idempotency_bytes)
 
     # -- lookup --------------------------------------------------------------
 
@@ -143,7 +140,7 @@ class Engine:
                 f"unknown user_simulator {req.user_simulator!r}; use \"scripted\" (the default) or \"llm\""
             )
         if start is None:  # a custom state or a snapshot, else the seeded state
-            start = custom_seeds.resolve(self, world, req, task, project)
+            start = custom_seeds.resolve(world, req, task, self.snapshots, project)
         seed = start if start is not None else self.seeds.get(world, req.seed)
         setup, start_passes, checks = None, [], []
         if task is not None:
@@ -186,6 +183,55 @@ class Engine:
         if self.on_event is not None:
             self.on_event("created", ep, None)
         return ep
+
+    def create_many(self, items: list, view, project: str | None = None) -> list:
+        """Start one episode per item (a ``schemas.CreateItem`` as raw JSON), in
+        order, for ``project``. Each slot is ``view(episode)``, or ``{"ok": false, "error"}``."""
+        out = []
+        full = None
+        for raw in items:
+            try:
+                req = schemas.decode_item(schemas.CreateItem, raw)
+                if full is not None:
+                    # The server is at its episode cap: nothing later in this
+                    # request can free room, so don't sweep once per item.
+                    raise full
+                ep = self.create(req.environment, req, project=project)
+            except errors.RateLimited as e:
+                full = e
+                out.append({"ok": False, "error": e.slot()})
+            except errors.ApiError as e:
+                out.append({"ok": False, "error": e.slot()})
+            else:
+                out.append(view(ep))
+        return out
+
+    def fork(self, episode_id: str, n: int, project: str | None = None) -> tuple:
+        """``n`` forks of an open episode (one of ``project``'s, when given): ``(source, [forks])``."""
+        if type(n) is not int or not 1 <= n <= forks.MAX_FORKS:
+            raise errors.InvalidRequest(f"n is {n!r}; a fork makes 1 to {forks.MAX_FORKS} episodes at once")
+        src = self.get(episode_id, project)
+        if src.status != OPEN:
+            raise errors.EpisodeClosed(
+                f"episode {episode_id} was submitted; fork an open episode (or snapshot this one and start from it)"
+            )
+        limit = self.settings.max_episodes
+        if len(self.episodes) + n > limit:
+            self.sweep()
+            if len(self.episodes) + n > limit:
+                raise errors.RateLimited(
+                    f"{n} more episodes would pass this server's maximum of {limit} live episodes "
+                    f"({len(self.episodes)} live); submit finished episodes or retry later",
+                    retry_after=5,
+                )
+        src.touched = time.monotonic()
+        children = [forks.clone(src, self.new_episode_id(), inherited=True) for _ in range(n)]
+        for child in children:
+            self.episodes[child.id] = child
+            self.tally.creates[child.world.name] += 1
+            if self.on_event is not None:
+                self.on_event("created", child, None)
+        return src, children
 
     def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
         """One call, its arguments as a Python value; the answer as a dict."""
@@ -300,11 +346,6 @@ class Engine:
             "digest": ep.digest,
             "seed_digest": ep.seed_digest,
         }
-
-    def metrics(self) -> dict:
-        """What ``/metrics`` reads at each scrape (security/metrics.py)."""
-        return {**self.tally.snapshot(), "live_episodes": len(self.episodes),
-                "idempotency_keys": len(self.idempotency)}
 
     # -- memory --------------------------------------------------------------
 

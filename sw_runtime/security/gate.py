@@ -13,8 +13,10 @@ caller and never limited: probes and scrapers must not lock themselves out.
 
 from __future__ import annotations
 
+import orjson
+from starlette.responses import Response
+
 from .. import errors
-from ..api.common import error_response
 from . import limits
 from .scopes import EVERYONE, Principal, required_scope
 
@@ -25,6 +27,16 @@ PRINCIPAL = "sw.principal"
 def principal_of(request) -> Principal:
     """The caller of a request, as the gate admitted it (everyone when keys are off)."""
     return request.scope.get(PRINCIPAL, EVERYONE)
+
+
+def project_of(request) -> str | None:
+    """The caller's project, which the service checks on every lookup (None: keys off, every project)."""
+    return request.scope.get(PRINCIPAL, EVERYONE).project
+
+
+def _refusal(err: errors.ApiError) -> Response:
+    return Response(orjson.dumps(err.envelope()), status_code=err.status, media_type="application/json",
+                    headers=err.headers)
 
 
 class Gate:
@@ -60,7 +72,7 @@ class Gate:
                     limiter.charge(mine, 1)
                     buckets += mine
         except errors.ApiError as e:
-            response = error_response(e)
+            response = _refusal(e)
             if buckets:
                 response.raw_headers.extend(limits.headers(buckets))
             return await response(scope, receive, send)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 
-from . import events
 from .deliveries import Dispatcher
 from .gate import Gate
 from .keys import KeyStore
@@ -65,14 +64,3 @@ class Layer:
             path = parent
         return os.access(path, os.W_OK | os.X_OK)
 
-    def episode_event(self, kind: str, ep, detail) -> None:
-        """The engine's ``on_event``: an episode started, was scored or was
-        evicted; queue the webhooks that hear it (never waits)."""
-        emit = self.webhooks.emit
-        if kind == "created":
-            emit(events.CREATED, ep.project, events.created(ep))
-        elif kind == "submitted":
-            emit(events.SUBMITTED, ep.project, events.submitted(ep, detail))
-            emit(events.ENDED, ep.project, events.ended(ep, "submitted", detail))
-        elif kind == "evicted":
-            emit(events.ENDED, ep.project, events.ended(ep, detail, None))

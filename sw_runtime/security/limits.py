@@ -136,12 +136,19 @@ def headers(buckets: list) -> list:
     ]
 
 
-def charge_calls(request, n: int) -> None:
-    """Charge a request's extra calls (a batch door, once it knows ``n``).
+def call_counter(request):
+    """What a batch door hands the service as ``on_count``: charge the calls
+    of the batch once it is decoded (None when limits are off).
 
     The gate already charged the request itself; this takes the other
-    ``n - 1``. No-op when limits are off.
+    ``n - 1`` tokens, or raises ``rate_limited``.
     """
     buckets = request.scope.get("sw.buckets")
-    if buckets and n > 1:
-        Limiter.charge(buckets, n - 1)
+    if not buckets:
+        return None
+
+    def charge(n: int) -> None:
+        if n > 1:
+            Limiter.charge(buckets, n - 1)
+
+    return charge

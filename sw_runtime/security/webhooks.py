@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from .. import errors
 from ..pagination import PageRequest, paginate_sqlite
-from .events import EVENTS
+from ..service.events import EVENTS
 
 FILE = "webhooks.sqlite"
 SECRET_PREFIX = "whsec_"

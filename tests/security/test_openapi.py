@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from sw_runtime import schemas
 from sw_runtime.app import build_app
-from sw_runtime.security import openapi
+from sw_runtime.api import openapi
 
 
 def test_every_route_the_app_serves_is_in_the_document():

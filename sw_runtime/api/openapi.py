@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import msgspec
 
 from .. import __version__, schemas
-from ..api import answers as a
 from ..pagination import DEFAULT_LIMIT, MAX_LIMIT
-from .scopes import SCOPES, required_scope
+from ..security.scopes import SCOPES, required_scope
+from . import answers as a
 
 API = "/api/v1"
 REF = "#/components/schemas/{name}"
