@@ -17,11 +17,11 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-import sqlite3
 import time
 from dataclasses import dataclass
 
 from ..pagination import PageRequest, paginate_sqlite
+from . import sqlite
 from .scopes import Principal, check_project, parse_scopes
 
 PREFIX = "sw_live_"
@@ -77,14 +77,8 @@ class KeyStore:
     """The keys of one data folder."""
 
     def __init__(self, data_dir: str):
-        os.makedirs(data_dir, exist_ok=True)
         self.path = os.path.join(data_dir, FILE)
-        # One connection per store, used from the event loop's thread only
-        # (the server) or from the command; autocommit, each write is one statement.
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.execute(_SCHEMA)
+        self._db = sqlite.connect(data_dir, FILE, _SCHEMA)
 
     def close(self) -> None:
         self._db.close()

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from .. import errors
 from ..pagination import PageRequest, paginate_sqlite
 from ..service.events import EVENTS
+from . import sqlite
 
 FILE = "webhooks.sqlite"
 SECRET_PREFIX = "whsec_"
@@ -117,12 +118,7 @@ class Subscriptions:
         # Opened on first use: a server nobody registers a webhook with
         # leaves no file behind.
         if self._conn is None:
-            os.makedirs(self.data_dir, exist_ok=True)
-            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA busy_timeout=5000")
-            db.execute(_SCHEMA)
-            self._conn = db
+            self._conn = sqlite.connect(self.data_dir, FILE, _SCHEMA)
         return self._conn
 
     def close(self) -> None:
