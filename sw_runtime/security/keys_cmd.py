@@ -1,7 +1,7 @@
 """``sandworld keys``: create, list and revoke API keys in a data folder.
 
-The server reads the same ``keys.sqlite``; a key made or revoked here takes
-effect on the next request, without a restart.
+The server reads the same ``keys.sqlite``; a key made here works at once and
+one revoked here stops working within a second, without a restart.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def register(sub) -> None:
     k = sub.add_parser(
         "keys", help="create, list and revoke API keys",
         description="Manage the API keys a server started with --auth keys accepts. Keys live hashed in "
-                    "keys.sqlite in the data folder; changes take effect at once, without a restart.",
+                    "keys.sqlite in the data folder; changes take effect within a second, without a restart.",
     )
     ks = k.add_subparsers(dest="keys_command", metavar="ACTION")
     k.set_defaults(run=lambda args: (k.print_help(), 0)[1])
@@ -42,7 +42,8 @@ def register(sub) -> None:
     data_dir(ls)
     ls.set_defaults(run=_list)
 
-    r = ks.add_parser("revoke", help="revoke a key by its id", description="Revoke a key: it stops working at once.")
+    r = ks.add_parser("revoke", help="revoke a key by its id",
+                       description="Revoke a key: it stops working within a second.")
     r.add_argument("key_id", help="the key's id (key_…), as `sandworld keys list` shows it")
     data_dir(r)
     r.set_defaults(run=_revoke)

@@ -142,3 +142,22 @@ def test_the_python_client_sends_the_key_from_the_environment(keyed, monkeypatch
     monkeypatch.delenv("SANDWORLD_API_KEY")
     with SandworldClient(keyed.url) as sw, pytest.raises(client_errors.Unauthorized):
         sw.environments()
+
+
+def test_a_key_revoked_while_the_server_runs_stops_working_within_a_second(keyed):
+    import subprocess
+    import sys
+    import time
+
+    from sw_runtime.security.keys import KeyStore
+
+    store = KeyStore(keyed.data_dir)
+    secret, info = store.create("alpha", "episodes:read")
+    store.close()
+    with client(keyed.url, secret) as http:
+        assert http.get("/environments").status_code == 200
+        revoked = subprocess.run([sys.executable, "-m", "sw_runtime", "keys", "revoke", info.id,
+                                  "--data-dir", keyed.data_dir], capture_output=True, text=True, timeout=60)
+        assert revoked.returncode == 0, revoked.stderr
+        time.sleep(1.2)
+        assert http.get("/environments").status_code == 401
