@@ -61,6 +61,16 @@ class Catalogue(_Answer):
     """``/checks`` and ``/fault-profiles``: an open object."""
 
 
+class Shard(_Answer):
+    shard: int
+    url: str
+
+
+class Cluster(_Answer):
+    shard: int
+    shards: list[Shard]
+
+
 class NextLinks(_Answer):
     step: str
     submit: str

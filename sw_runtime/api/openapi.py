@@ -67,6 +67,8 @@ OPERATIONS = (
        errors=(404, 429), tags=("catalogue",)),
     Op("GET", f"{API}/checks", "The check vocabulary", a.Catalogue, errors=(429,), tags=("catalogue",)),
     Op("GET", f"{API}/fault-profiles", "The fault profiles", a.Catalogue, errors=(429,), tags=("catalogue",)),
+    Op("GET", f"{API}/cluster", "This server's shard and every shard of its cluster", a.Cluster, errors=(429,),
+       tags=("catalogue",)),
     Op("POST", f"{API}/environments/{{env}}/episodes", "Start an episode", a.CreatedEpisode, 201,
        schemas.CreateEpisode, False, errors=_LIFE),
     Op("GET", f"{API}/episodes/{{id}}", "An episode, its trace and its evaluation", a.Episode),

@@ -14,12 +14,12 @@ until some are deleted.
 from __future__ import annotations
 
 import itertools
-import secrets
 from datetime import datetime, timezone
 
 from .. import errors
 from ..pagination import paginate
 from .custom_seeds import Start
+from .ids import Minter
 
 
 def _wall_now() -> str:
@@ -61,11 +61,11 @@ class Snapshot:
 class Snapshots:
     """Every snapshot of one server, by id."""
 
-    def __init__(self, limit: int, shard: int = 0):
+    def __init__(self, limit: int, ids: Minter | None = None):
         self.limit = limit
         self._items: dict = {}
+        self.ids = ids or Minter(0)
         self._seq = itertools.count(1)
-        self._prefix = f"snap_{shard:02d}"
 
     def __len__(self) -> int:
         return len(self._items)
@@ -78,7 +78,7 @@ class Snapshots:
                 "(DELETE /api/v1/snapshots/{id}) and retry",
                 retry_after=60,
             )
-        sid = self._prefix + secrets.token_hex(10)
+        sid = self.ids.snapshot()
         store = ep.store.fork()
         snap = Snapshot(
             id=sid,
@@ -99,6 +99,9 @@ class Snapshots:
         404 exactly as for an unknown id, so ids leak nothing)."""
         snap = self._items.get(snapshot_id)
         if snap is None or (project is not None and snap.project != project):
+            why = self.ids.why_missing(snapshot_id)
+            if why is not None:
+                raise errors.NotFound(f"no snapshot {snapshot_id} here: {why}")
             raise errors.NotFound(f"no snapshot {snapshot_id!r} (deleted, or never taken on this server)")
         return snap
 
