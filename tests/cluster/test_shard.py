@@ -123,3 +123,18 @@ def test_a_killed_shard_comes_back_on_its_port_while_the_other_answers(cluster, 
         new = shards.create("coinpurse", {"task_id": "cp-01"}, shard=1)
         assert client.step(new["episode_id"], "get_balance").step == 1
         assert httpx.get(f"{cluster.urls[1]}/cluster").json()["shard"] == 1
+
+
+def test_episodes_from_a_snapshot_start_on_the_snapshots_shard(cluster, shards):
+    with SandworldClient(cluster.urls[0]) as client:
+        src = client.create_episode("coinpurse", task_id="cp-01", seed=4, url=cluster.urls[1])
+        client.step(src.episode_id, "send_money", {"contact_id": "ct-02", "amount": 100, "note": "x"})
+        snap = httpx.post(f"{cluster.urls[1]}/episodes/{src.episode_id}/snapshots").json()
+        assert shard_of(snap["snapshot_id"]) == 1
+        # round-robin would put half of these on shard 0, which does not hold the snapshot
+        starts = [client.create_episode("coinpurse", task_id="cp-01", snapshot_id=snap["snapshot_id"])
+                  for _ in range(3)]
+        starts += client.create_episodes([{"environment": "coinpurse", "snapshot_id": snap["snapshot_id"]}] * 2)
+    starts.append(shards.create("coinpurse", {"snapshot_id": snap["snapshot_id"]}))
+    assert [shard_of(o["episode_id"]) for o in starts] == [1] * 6
+    assert {o["seed_digest"] for o in starts} == {snap["digest"]}
