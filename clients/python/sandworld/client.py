@@ -117,7 +117,7 @@ class _Routes:
 
     def shards(self) -> dict:
         """``{shard: url}`` of the servers this client knows (after its first request)."""
-        return dict(self.servers._shards) or {0: self.servers.given[0]}
+        return self.servers.shards()
 
     # -- reading -----------------------------------------------------------------------
 
