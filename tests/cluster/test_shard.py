@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -85,6 +86,18 @@ def test_the_handle_and_http_reach_the_same_episodes(cluster, shards):
     assert out["results"][0]["step"] == 2
 
 
+def _until_refused(url: str) -> None:
+    port = int(url.split(":")[2].split("/")[0])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        except ConnectionRefusedError:
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"port {port} still accepts connections 30 s after its shard was killed")
+
+
 def _pid(shards, shard: int) -> int:
     import ray
 
@@ -101,6 +114,7 @@ def test_a_killed_shard_comes_back_on_its_port_while_the_other_answers(cluster, 
 
         os.kill(old_pid, signal.SIGKILL)
         began = time.monotonic()
+        _until_refused(cluster.urls[1])  # down: a request sent before this could die with the process
         with ThreadPoolExecutor(2) as pool, SandworldClient(cluster.urls[0], retry=PATIENT) as patient:
             # Calls to the dead shard, at once: over HTTP (a client with no open connection to it, so it
             # meets refused connections and retries) and through Ray (the handle waits out the restart).
