@@ -107,7 +107,8 @@ def _ray():
     try:
         import ray
     except ImportError:
-        raise errors.SandworldError("sandworld.ray needs Ray: pip install ray", code="ray_missing") from None
+        raise errors.SandworldError("sandworld.ray needs Ray: pip install 'sandworld[ray]' (or: pip install ray)",
+                                    code="ray_missing") from None
     return ray
 
 
