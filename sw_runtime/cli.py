@@ -11,7 +11,8 @@ from . import __version__
 
 
 # Modules with a ``register(subparsers)`` function adding their commands.
-COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worldkit.commands"]
+COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worldkit.commands",
+                         "sw_runtime.security.keys_cmd"]
 
 
 def _serve(args) -> int:
@@ -21,17 +22,22 @@ def _serve(args) -> int:
 
     from .app import build_app
     from .config import Settings, SettingsError
+    from .security.exposure import refuse_open_bind
 
     retention = args.retention_days * 86400.0 if args.retention_days is not None else None
     settings = Settings.from_env(
         idle_timeout=args.idle_timeout, max_body=args.max_body, step_limit=args.step_limit, shard=args.shard,
-        data_dir=args.data_dir, durability=args.durability, retention=retention, max_age=args.max_age,
-        max_episodes=args.max_episodes,
+        auth=args.auth, data_dir=args.data_dir, durability=args.durability, retention=retention,
+        max_age=args.max_age, max_episodes=args.max_episodes,
     )
     try:
         settings.validate()
     except SettingsError as e:
         print(f"sandworld serve: {e}", file=sys.stderr)
+        return 2
+    refused = refuse_open_bind(args.host, settings.auth, args.insecure)
+    if refused:
+        print(f"sandworld serve: {refused}", file=sys.stderr)
         return 2
     # Absolute, so that a cluster's shards (other processes, other working folders) find the same folder.
     settings.data_dir = os.path.abspath(settings.data_dir)
@@ -136,9 +142,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-episodes", type=int, default=None, metavar="N",
                    help="open episodes per server; past it, create answers 429 (default: 500000)")
     s.add_argument("--shard", type=int, default=None, help="this server's shard number in a cluster (default: 0)")
+    s.add_argument("--auth", choices=["none", "keys"], default=None,
+                   help="'keys': every /api/v1 request needs an API key (`sandworld keys create`); "
+                        "default: none, or SW_AUTH")
+    s.add_argument("--insecure", action="store_true",
+                   help="allow binding a non-loopback address without --auth keys (anyone who reaches the port "
+                        "can read and drive every episode)")
     s.add_argument("--data-dir", default=None, metavar="DIR",
-                   help="folder for the action log and the results store; each shard uses DIR/shard-NN "
-                        "(default: ./sandworld-data, or SW_DATA_DIR)")
+                   help="folder for the action log, the results store (each shard uses DIR/shard-NN), keys and "
+                        "webhooks (default: ./sandworld-data, or SW_DATA_DIR)")
     s.add_argument("--durability", default=None, choices=["fsync", "write", "none"],
                    help="fsync: every answer is on disk first (survives a power cut); write (default): every "
                         "answer is in the log first (survives a killed server); none: memory only")

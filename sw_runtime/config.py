@@ -34,7 +34,8 @@ class Settings:
     max_idempotency_keys: int = 100_000  # keys remembered per server; the oldest are forgotten first
     max_idempotency_bytes: int = 256 * 1024 * 1024  # answers kept for those keys, in bytes
     # Durability (docs/OPERATIONS.md)
-    data_dir: str = "./sandworld-data"  # the action log and the results store; one subfolder per shard
+    # the action log and the results store (one subfolder per shard), keys.sqlite, webhooks.sqlite
+    data_dir: str = "./sandworld-data"
     durability: str = "write"  # fsync | write | none (see sw_runtime/store/log.py)
     retention: float = 30 * 86400.0  # seconds ended episodes' results are kept; 0 keeps them forever
     compact_bytes: int = 64 * 1024 * 1024  # the log is compacted when it grows past this
@@ -49,6 +50,14 @@ class Settings:
     max_trace_arguments: int = 64 * 1024  # a call's arguments larger than this are not kept in the trace
     snapshot_ttl: float = 86400.0  # seconds a snapshot lives
     max_snapshot_bytes: int = 1024**3  # bytes the snapshots may hold apart from their start states
+    # Security (docs/SECURITY.md)
+    auth: str = "none"  # "keys": every /api/v1 request needs an API key (docs/SECURITY.md)
+    key_rate: float = 0.0  # calls a second per API key (a /batch counts its calls); 0: no limit
+    key_burst: int = 0  # a key's bucket size; 0: one second's worth
+    ip_rate: float = 0.0  # calls a second per client IP; 0: no limit
+    ip_burst: int = 0  # an IP's bucket size; 0: one second's worth
+    webhook_queue: int = 10_000  # webhook messages waiting to be sent; past it, new ones are dropped
+    webhook_backoff: str = "1,5,30,120,600"  # seconds before each retry of a failed delivery
 
     def validate(self) -> "Settings":
         """Refuse settings the server cannot run with, saying which and why

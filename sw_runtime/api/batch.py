@@ -12,6 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from ..security.gate import project_of
+from ..security.limits import call_counter
 from .common import API, endpoint, idempotency_key, read_body, reply_response
 
 
@@ -24,7 +26,7 @@ def routes(service) -> list:
     @endpoint
     async def batch(request: Request):
         body = await read_body(request, service.max_body)
-        chunks = await service.batch_chunks(body)
+        chunks = await service.batch_chunks(body, project=project_of(request), on_count=call_counter(request))
         if len(chunks) == 1:
             return Response(chunks[0], media_type="application/json")
         return StreamingResponse(_each(chunks), media_type="application/json",
@@ -33,12 +35,14 @@ def routes(service) -> list:
     @endpoint
     async def batch_create(request: Request):
         body = await read_body(request, service.max_body)
-        return reply_response(await service.create_many(body, idempotency_key(request)))
+        return reply_response(await service.create_many(body, idempotency_key(request), project=project_of(request),
+                                                        on_count=call_counter(request)))
 
     @endpoint
     async def batch_submit(request: Request):
         body = await read_body(request, service.max_body)
-        return reply_response(await service.submit_many(body, idempotency_key(request)))
+        return reply_response(await service.submit_many(body, idempotency_key(request), project=project_of(request),
+                                                        on_count=call_counter(request)))
 
     return [
         Route(f"{API}/batch", batch, methods=["POST"]),

@@ -7,6 +7,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import errors
+from ..pagination import page_request
+from ..security.gate import project_of
 from .common import API, endpoint, idempotency_key, json_response, read_body, reply_response
 
 
@@ -22,11 +24,12 @@ def routes(service) -> list:
     @endpoint
     async def create_episode(request: Request):
         body = await read_body(request, service.max_seed_body)
-        return reply_response(await service.create(request.path_params["env"], body, idempotency_key(request)))
+        return reply_response(await service.create(request.path_params["env"], body, idempotency_key(request),
+                                                   project=project_of(request)))
 
     @endpoint
     async def show_episode(request: Request):
-        return json_response(service.episode(request.path_params["id"]))
+        return json_response(service.episode(request.path_params["id"], project=project_of(request)))
 
     @endpoint
     async def list_episodes(request: Request):
@@ -35,26 +38,25 @@ def routes(service) -> list:
         if unknown:
             raise errors.InvalidRequest(f"unknown query parameter {sorted(unknown)[0]!r}; the filters are "
                                         "status, environment, task_id, limit and cursor")
-        try:
-            limit = int(q.get("limit", "100"))
-        except ValueError:
-            raise errors.InvalidRequest("limit must be an integer from 1 to 1000") from None
-        return json_response(service.episodes(q.get("status"), q.get("environment"), q.get("task_id"), limit,
-                                              q.get("cursor")))
+        page = page_request(q.get("limit"), q.get("cursor"))
+        return json_response(service.episodes(q.get("status"), q.get("environment"), q.get("task_id"), page,
+                                              project=project_of(request)))
 
     @endpoint
     async def delete_episode(request: Request):
-        return json_response(service.delete(request.path_params["id"]))
+        return json_response(service.delete(request.path_params["id"], project=project_of(request)))
 
     @endpoint
     async def step(request: Request):
         body = await read_body(request, service.max_body)
-        return Response(await service.step(request.path_params["id"], body), media_type="application/json")
+        answer = await service.step(request.path_params["id"], body, project=project_of(request))
+        return Response(answer, media_type="application/json")
 
     @endpoint
     async def submit(request: Request):
         body = await read_body(request, service.max_body)
-        return reply_response(await service.submit(request.path_params["id"], body, idempotency_key(request)))
+        return reply_response(await service.submit(request.path_params["id"], body, idempotency_key(request),
+                                                   project=project_of(request)))
 
     return [
         Route(f"{API}/environments", list_environments, methods=["GET"]),

@@ -63,5 +63,6 @@ def summary(ep) -> dict:
 
 
 def row(ep, diff: dict) -> tuple:
-    """What the results store keeps of an ended episode."""
-    return summary(ep), ep.evaluation, ep.trace.entries(), end_state(ep, diff)
+    """What the results store keeps of an ended episode (the last: its
+    project, which only filters reads)."""
+    return summary(ep), ep.evaluation, ep.trace.entries(), end_state(ep, diff), ep.project

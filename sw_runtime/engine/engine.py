@@ -22,12 +22,13 @@ import orjson
 
 from .. import errors, schemas
 from ..config import Settings
+from ..pagination import PageRequest, paginate
 from ..verify import custom
 from ..verify.evaluate import Facts
 from ..verify.judge import Judge
 from ..verify.score import baseline, evaluate
 from ..worlds import get_world
-from . import custom_seeds, endings, faults, forks, views
+from . import custom_seeds, endings, faults, forks, sandbox, triggers, views
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
 from .ids import Minter, parse
@@ -35,6 +36,7 @@ from .lifetimes import Lifetimes
 from .seeds import SeedCache
 from .signals import Signals
 from .snapshots import Snapshots
+from .tally import Tally
 from .users import LlmUsers, ScriptedUser
 
 log = logging.getLogger("sandworld.engine")
@@ -91,20 +93,31 @@ class Engine:
         self.results = None  # store.results.Results: ended episodes, once they leave memory
         self.pending_results: dict = {}  # ended episodes not yet in the results store, by id
         self.freed = 0  # episodes freed from memory so far (the sweeper returns memory after many)
+        self.tally = Tally()
+        # Called with (event, episode, evaluation-or-ending) as episodes start,
+        # are scored and end (the service hands them to its listeners: webhooks).
+        self.on_event = None
 
     # -- lookup --------------------------------------------------------------
 
-    def get(self, episode_id: str) -> Episode:
+    def get(self, episode_id: str, project: str | None = None) -> Episode:
+        """The live episode; with ``project``, only if it is that project's:
+        another project's episode is 404 exactly like an unknown one."""
         ep = self.episodes.get(episode_id)
-        if ep is None:
-            waiting = self.pending_results.get(episode_id)
-            ended_by = waiting.ended_by if waiting is not None else (
-                self.results.ended_by(episode_id) if self.results is not None else None)
-            if ended_by is not None:
-                raise errors.EpisodeClosed(
-                    f"episode {episode_id} has ended ({ended_by}); read its result with "
-                    f"GET /api/v1/episodes/{episode_id}, or start a new episode"
-                )
+        if ep is None or (project is not None and ep.project != project):
+            if ep is None:
+                waiting = self.pending_results.get(episode_id)
+                if waiting is not None:
+                    ended_by = waiting.ended_by if project is None or waiting.project == project else None
+                elif self.results is not None:
+                    ended_by = self.results.ended_by(episode_id, project)
+                else:
+                    ended_by = None
+                if ended_by is not None:
+                    raise errors.EpisodeClosed(
+                        f"episode {episode_id} has ended ({ended_by}); read its result with "
+                        f"GET /api/v1/episodes/{episode_id}, or start a new episode"
+                    )
             why = self.ids.why_missing(episode_id)
             if why is not None and self.journal is not None:
                 parts = parse(episode_id)
@@ -116,18 +129,19 @@ class Engine:
             raise errors.NotFound(f"no episode {episode_id!r}")
         return ep
 
-    def describe(self, episode_id: str) -> dict:
+    def describe(self, episode_id: str, project: str | None = None) -> dict:
         """``GET /episodes/{id}``: from memory, else from the results store
-        (``status: "ended"``)."""
+        (``status: "ended"``); with ``project``, only that project's."""
         ep = self.episodes.get(episode_id)
         waiting = self.pending_results.get(episode_id) if ep is None else None
-        if waiting is not None:  # ended and freed, its result not stored yet
+        if waiting is not None and (project is None or waiting.project == project):
+            # ended and freed, its result not stored yet
             return endings.summary(waiting) | {"trace": waiting.trace.entries(), "evaluation": waiting.evaluation}
         if ep is None and self.results is not None:
-            kept = self.results.get(episode_id)
+            kept = self.results.get(episode_id, project=project)
             if kept is not None:
                 return kept
-        return views.full(self.get(episode_id))
+        return views.full(self.get(episode_id, project))
 
     def new_episode_id(self) -> str:
         return self.ids.episode()
@@ -141,10 +155,12 @@ class Engine:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def create(self, environment: str, req, start=None, episode_id: str | None = None) -> Episode:
+    def create(self, environment: str, req, start=None, episode_id: str | None = None,
+               project: str | None = None) -> Episode:
         """Start an episode from a decoded ``schemas.CreateEpisode``. ``start``:
         its custom state, already prepared (``custom_seeds.prepare``);
-        ``episode_id``: the id it had (a replay), else a new one."""
+        ``episode_id``: the id it had (a replay), else a new one. ``project``:
+        the caller's (None with keys off); the episode is its."""
         world = get_world(environment)
         self.make_room(1)
         if req.checks:
@@ -166,12 +182,14 @@ class Engine:
                 f"unknown fault_profile {req.fault_profile!r}; the profiles are "
                 f"{', '.join(faults.PROFILES)} (GET /api/v1/fault-profiles)"
             )
+        if req.mode not in sandbox.MODES:
+            raise errors.InvalidRequest(f"unknown mode {req.mode!r}; use \"live\" (the default) or \"sandbox\"")
         if req.user_simulator not in (None, "scripted", "llm"):
             raise errors.InvalidRequest(
                 f"unknown user_simulator {req.user_simulator!r}; use \"scripted\" (the default) or \"llm\""
             )
         if start is None:  # a custom state or a snapshot, else the seeded state
-            start = custom_seeds.resolve(world, req, task, self.snapshots)
+            start = custom_seeds.resolve(world, req, task, self.snapshots, project)
         seed = start if start is not None else self.seeds.get(world, req.seed)
         setup, start_passes, checks = None, [], []
         if task is not None:
@@ -180,6 +198,9 @@ class Engine:
         if req.checks or req.replace_template_checks:
             checks = custom.parse(req.checks or [], world, checks, req.replace_template_checks)
             start_passes = baseline(checks, seed.store)
+        trigger = None
+        if req.trigger is not None:
+            setup, trigger = triggers.apply(world, seed.store, req.trigger, setup)
         ep = Episode(
             id=episode_id or self.new_episode_id(),
             world=world,
@@ -196,7 +217,9 @@ class Engine:
             clock=self._clock(world),
             signals=req.signals,
             fault_profile=req.fault_profile,
+            mode=req.mode,
         )
+        ep.trigger = trigger
         if setup is not None and setup.hidden_facts:
             ep.user = self.users.make() if req.user_simulator == "llm" else ScriptedUser()
         elif req.user_simulator == "llm":
@@ -210,7 +233,8 @@ class Engine:
             ep.start_kind, ep.snapshot_id = start.kind, start.snapshot_id
         if self.journal is not None:
             body = {f: getattr(req, f) for f in req.__struct_fields__ if f != "environment"}
-            self.journal.append(("c", ep.id, environment, _Raw(_encode(body)), ep.created_at))
+            self.journal.append(("c", ep.id, environment, _Raw(_encode(body)), ep.created_at, project))
+        ep.project = project
         self.register(ep)
         return ep
 
@@ -221,6 +245,9 @@ class Engine:
         self.episodes[ep.id] = ep
         self.live += 1
         self.lifetimes.watch(ep)
+        self.tally.creates[ep.world.name] += 1
+        if self.on_event is not None:
+            self.on_event("created", ep, None)
 
     def make_room(self, n: int) -> None:
         """Refuse ``n`` more open episodes past the caps. O(1): the sweeper,
@@ -239,9 +266,10 @@ class Engine:
                 f"{s.max_live_bytes}: submit or DELETE the episodes you are done with, or retry later",
                 retry_after=5,
             )
-    def create_many(self, items: list, view) -> list:
+
+    def create_many(self, items: list, view, project: str | None = None) -> list:
         """Start one episode per item (a ``schemas.CreateItem`` as raw JSON), in
-        order. Each slot is ``view(episode)``, or ``{"ok": false, "error"}``."""
+        order, for ``project``. Each slot is ``view(episode)``, or ``{"ok": false, "error"}``."""
         out = []
         full = None
         for raw in items:
@@ -249,7 +277,7 @@ class Engine:
                 req = schemas.decode_item(schemas.CreateItem, raw)
                 if full is not None:
                     raise full  # at the cap: nothing later in this request can free room
-                ep = self.create(req.environment, req)
+                ep = self.create(req.environment, req, project=project)
             except errors.RateLimited as e:
                 full = e
                 out.append({"ok": False, "error": e.slot()})
@@ -259,12 +287,12 @@ class Engine:
                 out.append(view(ep))
         return out
 
-    def fork(self, episode_id: str, n: int, ids: list | None = None) -> tuple:
-        """``n`` forks of an open episode: ``(source, [forks])``; ``ids``: the
-        ids they had (a replay), else new ones."""
+    def fork(self, episode_id: str, n: int, ids: list | None = None, project: str | None = None) -> tuple:
+        """``n`` forks of an open episode (one of ``project``'s, when given):
+        ``(source, [forks])``; ``ids``: the ids they had (a replay), else new ones."""
         if type(n) is not int or not 1 <= n <= forks.MAX_FORKS:
             raise errors.InvalidRequest(f"n is {n!r}; a fork makes 1 to {forks.MAX_FORKS} episodes at once")
-        src = self.get(episode_id)
+        src = self.get(episode_id, project)
         if src.status != OPEN:
             src.check_open()  # says submitting or ended
         self.make_room(n)
@@ -281,21 +309,28 @@ class Engine:
         """One call, its arguments as a Python value; the answer as a dict."""
         return _loads(self.step_json(episode_id, tool, _args_json(arguments), dry_run))
 
-    def step_json(self, episode_id: str, tool: str, args_json: bytes, dry_run: bool = False) -> bytes:
+    def step_json(self, episode_id: str, tool: str, args_json: bytes, dry_run: bool = False,
+                  project: str | None = None) -> bytes:
         """One call, its arguments as JSON; the answer as JSON."""
-        ep = self.get(episode_id)
+        ep = self.get(episode_id, project)
         if dry_run:
             return _dumps(preview(ep, tool, _args_value(args_json)))
-        out = b"".join(ep.answer(tool, args_json)) + b"}"
+        pieces = ep.answer(tool, args_json)
+        self._count(ep, pieces)
         if self.journal is not None:
             self.journal.append(("s", ep.id, tool, _Raw(args_json), ep.steps, ep.digest))
-        return out
+        return b"".join(pieces) + b"}"
+
+    def _count(self, ep: Episode, pieces: list) -> None:
+        self.tally.steps[ep.world.name] += 1
+        if not ep.calls[-1][1]:
+            self.tally.refused(pieces[2])  # the error payload (Episode.answer's layout)
 
     def batch(self, calls) -> list:
         """``batch_json`` with the results as dicts."""
         return _loads(self.batch_json(calls))["results"]
 
-    def batch_json(self, calls) -> bytes:
+    def batch_json(self, calls, project: str | None = None) -> bytes:
         """Run calls in order and answer ``{"results": [...]}`` as JSON.
 
         Each call is a ``schemas.Call`` (or the ``ApiError`` that decoding it
@@ -303,17 +338,19 @@ class Engine:
         encoded once, by the episode, and joined here.
         """
         parts = [b'{"results":[']
-        self.batch_parts(calls, parts)
+        self.batch_parts(calls, parts, project)
         parts.append(b"]}")
         return b"".join(parts)
 
-    def batch_parts(self, calls, parts: list) -> None:
+    def batch_parts(self, calls, parts: list, project: str | None = None) -> None:
         """Run calls in order, adding their results' pieces to ``parts``
         (comma-separated; a comma first when ``parts`` holds a result
-        already, so a large batch can run in slices: ``batch_json``)."""
+        already, so a large batch can run in slices: ``batch_json``); with
+        ``project``, only to that project's episodes."""
         episodes = self.episodes
         journal = self.journal
         first = len(parts) == 1
+        steps = self.tally.steps
         for call in calls:
             if first:
                 first = False
@@ -325,8 +362,8 @@ class Engine:
                 continue
             ep = episodes.get(call.episode_id)
             try:
-                if ep is None:
-                    ep = self.get(call.episode_id)  # raises not_found, saying why
+                if ep is None or (project is not None and ep.project != project):
+                    ep = self.get(call.episode_id, project)  # raises not_found, saying why
                 if call.dry_run:
                     res = preview(ep, call.tool, _args_value(_args_json(call.arguments)))
                     res["episode_id"] = ep.id
@@ -335,17 +372,22 @@ class Engine:
                     # The pieces of every answer are joined once, at the end:
                     # results of a few KB each are copied one time only.
                     args = _args_json(call.arguments)
-                    parts += ep.answer(call.tool, args)
+                    pieces = ep.answer(call.tool, args)
+                    parts += pieces
                     parts.append(ep.id_tail)
+                    steps[ep.world.name] += 1
+                    if not ep.calls[-1][1]:
+                        self.tally.refused(pieces[2])
                     if journal is not None:
                         journal.append(("s", ep.id, call.tool, _Raw(args), ep.steps, ep.digest))
             except errors.ApiError as e:
                 parts.append(_dumps({"episode_id": call.episode_id, "ok": False, "error": e.slot()}))
 
-    def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None) -> dict:
+    def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None,
+               project: str | None = None) -> dict:
         """Score and close an episode. ``verdicts`` holds the judge's answers to
         its rubric checks (by check id), fetched beforehand by ``Judge.decide``."""
-        ep = self.get(episode_id)
+        ep = self.get(episode_id, project)
         if ep.status == SUBMITTED:
             raise errors.EpisodeClosed(f"episode {episode_id} was already submitted; read it with GET")
         ep.touched = time.monotonic()
@@ -361,10 +403,10 @@ class Engine:
         self._ended(ep, "finished", ev, output, verdicts)
         return ev
 
-    def begin_submit(self, episode_id: str) -> Episode:
+    def begin_submit(self, episode_id: str, project: str | None = None) -> Episode:
         """Mark an open episode ``submitting`` while its judge is asked: steps,
         forks and another submit answer 409 until ``submit`` or ``abort_submit``."""
-        ep = self.get(episode_id)
+        ep = self.get(episode_id, project)
         if ep.status == SUBMITTING:
             raise errors.EpisodeSubmitting(f"episode {episode_id} is already being scored; read it with GET")
         if ep.status != OPEN:
@@ -388,6 +430,8 @@ class Engine:
                   "state_diff": ep.store.diff(ep.start), "digest": ep.digest, "seed_digest": ep.seed_digest}
         self._ended(ep, ended_by, ev, "", None)
         self.free(ep.id)
+        if self.on_event is not None:
+            self.on_event("ended", ep, ev)
         return ev
 
     def _ended(self, ep: Episode, ended_by: str, ev: dict, output: str, verdicts) -> None:
@@ -398,6 +442,10 @@ class Engine:
             self.journal.append(("e", ep.id, ended_by, output, verdicts, ev.get("score")))
         self.pending_results[ep.id] = ep
         self.lifetimes.ended_now(ep.id, time.monotonic())
+        if ended_by == "finished":
+            self.tally.submits[ep.world.name] += 1
+            if self.on_event is not None:
+                self.on_event("submitted", ep, ev)
 
     def free(self, episode_id: str) -> None:
         """Drop an ended episode from memory (its result is in the store)."""
@@ -409,9 +457,9 @@ class Engine:
             ep.tracker = None
             self.freed += 1
 
-    def delete(self, episode_id: str) -> dict:
+    def delete(self, episode_id: str, project: str | None = None) -> dict:
         """``DELETE /episodes/{id}``: end an open episode (``deleted``) and free it."""
-        ep = self.get(episode_id)
+        ep = self.get(episode_id, project)
         if ep.status == SUBMITTING:
             raise errors.EpisodeSubmitting(f"episode {episode_id} is being scored; delete it once it is")
         if ep.status == OPEN:
@@ -422,48 +470,50 @@ class Engine:
                 "evaluation": ep.evaluation}
 
     def page(self, status: str | None = None, environment: str | None = None, task_id: str | None = None,
-             limit: int = 100, cursor: str | None = None) -> dict:
+             page: PageRequest = PageRequest(), project: str | None = None) -> dict:
         """``GET /episodes``: summaries in episode id order (a stable order),
-        live ones from memory and ended ones from the results store; pass
-        ``next_cursor`` back as ``cursor`` for the next page."""
+        live ones from memory and ended ones from the results store, only
+        ``project``'s when given; one page (``pagination.paginate``)."""
         if status not in (None, "open", "submitting", "submitted", endings.ENDED):
             raise errors.InvalidRequest(f"status {status!r}: use open, submitting, submitted or ended")
-        if not 1 <= limit <= 1000:
-            raise errors.InvalidRequest(f"limit {limit}: a page holds 1 to 1000 episodes")
-        after = cursor or ""
+        after = page.after[0] if page.after else ""
+        if not isinstance(after, str):
+            raise errors.InvalidRequest("cursor belongs to another list; pass this list's next_cursor")
+        limit = page.limit
+
+        def wanted(eid, ep) -> bool:
+            return (eid > after and (environment is None or ep.world.name == environment)
+                    and (task_id is None or (ep.task is not None and ep.task.id == task_id))
+                    and (project is None or ep.project == project))
+
         found = {}
         if status != endings.ENDED:
-            mine = [ep for eid, ep in self.episodes.items() if eid > after
-                    and (status is None or ep.status == status)
-                    and (environment is None or ep.world.name == environment)
-                    and (task_id is None or (ep.task is not None and ep.task.id == task_id))]
+            mine = [ep for eid, ep in self.episodes.items()
+                    if (status is None or ep.status == status) and wanted(eid, ep)]
             for ep in heapq.nsmallest(limit + 1, mine, key=lambda e: e.id):
                 found[ep.id] = ep.summary()
         if status in (None, endings.ENDED):
             for eid, ep in self.pending_results.items():  # ended, result not stored yet
-                if eid > after and (environment is None or ep.world.name == environment) \
-                        and (task_id is None or (ep.task is not None and ep.task.id == task_id)) \
-                        and (status == endings.ENDED or eid not in self.episodes):
+                if wanted(eid, ep) and (status == endings.ENDED or eid not in self.episodes):
                     found.setdefault(eid, endings.summary(ep))
         if status in (None, endings.ENDED) and self.results is not None:
-            for summary in self.results.page(after, limit + 1 + len(found), environment, task_id):
+            for summary in self.results.page(after, limit + 1 + len(found), environment, task_id, project):
                 if status == endings.ENDED or summary["episode_id"] not in self.episodes:
                     found.setdefault(summary["episode_id"], summary)
-        ids = sorted(found)
-        more = len(ids) > limit
-        ids = ids[:limit]
-        return {"episodes": [found[i] for i in ids], "next_cursor": ids[-1] if more else None}
+        return paginate(found.values(), key=lambda e: (e["episode_id"],), page=page)
 
-    def take_snapshot(self, episode_id: str, snapshot_id: str | None = None):
-        """Snapshot an episode (open or ended, still in memory)."""
-        ep = self.get(episode_id) if episode_id not in self.episodes else self.episodes[episode_id]
+    def take_snapshot(self, episode_id: str, snapshot_id: str | None = None, project: str | None = None):
+        """Snapshot an episode (open or ended, still in memory) of ``project``'s, when given."""
+        ep = self.episodes.get(episode_id)
+        if ep is None or (project is not None and ep.project != project):
+            ep = self.get(episode_id, project)  # raises, saying why
         snap = self.snapshots.take(ep, snapshot_id)
         if self.journal is not None:
             self.journal.append(("p", ep.id, snap.id, snap.created_at))
         return snap
 
-    def delete_snapshot(self, snapshot_id: str):
-        snap = self.snapshots.delete(snapshot_id)
+    def delete_snapshot(self, snapshot_id: str, project: str | None = None):
+        snap = self.snapshots.delete(snapshot_id, project)
         if self.journal is not None:
             self.journal.append(("pd", snapshot_id))
         return snap
@@ -484,7 +534,7 @@ class Engine:
         if verdicts is not None:
             def judge(check, _facts):
                 return verdicts[check.id]
-        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output=output, judge=judge)
+        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output=output, judge=judge, trace=ep.trace)
         if ep.checks:
             scored = evaluate(ep.checks, facts, ep.start_passes)
         else:  # free play: nothing to score

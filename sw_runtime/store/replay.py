@@ -58,6 +58,7 @@ def replay(engine, keys, lines) -> Report:
     report = Report()
     t0 = time.perf_counter()
     journal, engine.journal = engine.journal, None  # what is replayed is already in the log
+    on_event, engine.on_event = engine.on_event, None  # its events were announced before the restart
     on_finish, keys.on_finish = keys.on_finish, None
     try:
         for records in lines:
@@ -75,6 +76,7 @@ def replay(engine, keys, lines) -> Report:
                                     f"the engine refused it on replay: {e.code}: {e.message}")
     finally:
         engine.journal = journal
+        engine.on_event = on_event
         keys.on_finish = on_finish
     report.seconds = time.perf_counter() - t0
     if report.mismatches:
@@ -86,8 +88,9 @@ def replay(engine, keys, lines) -> Report:
 
 def _create(engine, rec, report) -> None:
     eid, env, body, created_at = _dec(rec[1]), _dec(rec[2]), _dec(rec[3]), _dec(rec[4])
+    project = _dec(rec[5]) if len(rec) > 5 else None  # the caller's project (private-network mode)
     req = msgspec.convert(body, schemas.CreateEpisode)
-    ep = engine.create(env, req, episode_id=eid)
+    ep = engine.create(env, req, episode_id=eid, project=project)
     ep.created_at = created_at
     report.episodes += 1
 

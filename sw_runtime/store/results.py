@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS results (
     summary     BLOB NOT NULL,
     evaluation  BLOB NOT NULL,
     trace       BLOB NOT NULL,
-    end_state   BLOB NOT NULL
+    end_state   BLOB NOT NULL,
+    project     TEXT
 );
 CREATE INDEX IF NOT EXISTS results_stored ON results (stored);
 """
@@ -58,18 +59,18 @@ class Results:
         self.db.executescript(_SCHEMA)
 
     def put_many(self, rows: list) -> None:
-        """Store ended episodes: each row is (summary, evaluation, trace, end_state)."""
+        """Store ended episodes: each row is (summary, evaluation, trace, end_state, project)."""
         now = time.time()
         packed = []
-        for summary, evaluation, trace, end_state in rows:
+        for summary, evaluation, trace, end_state, project in rows:
             packed.append((
                 summary["episode_id"], summary["environment"], summary["task_id"], summary["ended_by"],
                 summary["ended_at"], evaluation.get("score"), _flag(evaluation.get("pass")), now,
-                _pack(summary), _pack(evaluation), _pack(trace), _pack(end_state),
+                _pack(summary), _pack(evaluation), _pack(trace), _pack(end_state), project,
             ))
         self.db.execute("BEGIN")
         try:
-            self.db.executemany("INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", packed)
+            self.db.executemany("INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", packed)
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
@@ -78,16 +79,19 @@ class Results:
     def has(self, episode_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM results WHERE episode_id = ?", (episode_id,)).fetchone() is not None
 
-    def ended_by(self, episode_id: str) -> str | None:
-        row = self.db.execute("SELECT ended_by FROM results WHERE episode_id = ?", (episode_id,)).fetchone()
-        return None if row is None else row[0]
+    def ended_by(self, episode_id: str, project: str | None = None) -> str | None:
+        """How a stored episode ended (None if not stored, or, with ``project``, another project's)."""
+        row = self.db.execute("SELECT ended_by, project FROM results WHERE episode_id = ?", (episode_id,)).fetchone()
+        return None if row is None or (project is not None and row[1] != project) else row[0]
 
-    def get(self, episode_id: str, *, trace: bool = True, end_state: bool = False) -> dict | None:
-        """An ended episode as ``GET /episodes/{id}`` shows it, or None."""
+    def get(self, episode_id: str, *, trace: bool = True, end_state: bool = False,
+            project: str | None = None) -> dict | None:
+        """An ended episode as ``GET /episodes/{id}`` shows it, or None (also
+        for another project's, when ``project`` is given)."""
         row = self.db.execute(
-            "SELECT summary, evaluation, trace, end_state FROM results WHERE episode_id = ?", (episode_id,)
+            "SELECT summary, evaluation, trace, end_state, project FROM results WHERE episode_id = ?", (episode_id,)
         ).fetchone()
-        if row is None:
+        if row is None or (project is not None and row[4] != project):
             return None
         body = _unpack(row[0])
         if trace:
@@ -97,10 +101,14 @@ class Results:
             body["end_state"] = _unpack(row[3])
         return body
 
-    def page(self, after: str, limit: int, environment: str | None = None, task_id: str | None = None) -> list:
+    def page(self, after: str, limit: int, environment: str | None = None, task_id: str | None = None,
+             project: str | None = None) -> list:
         """Summaries of stored episodes with ids after ``after``, in id order."""
         sql = "SELECT summary FROM results WHERE episode_id > ?"
         args: list = [after]
+        if project is not None:
+            sql += " AND project = ?"
+            args.append(project)
         if environment is not None:
             sql += " AND environment = ?"
             args.append(environment)

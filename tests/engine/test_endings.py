@@ -109,15 +109,15 @@ def test_list_episodes_filters_and_pages_in_a_stable_order(http):
     while True:
         params = {"environment": "dummy", "task_id": "dm-01", "limit": 2, **({"cursor": cursor} if cursor else {})}
         page = http.get("/episodes", params=params).json()
-        assert len(page["episodes"]) <= 2
-        seen += [e["episode_id"] for e in page["episodes"]]
+        assert len(page["items"]) <= 2
+        seen += [e["episode_id"] for e in page["items"]]
         cursor = page["next_cursor"]
         if cursor is None:
             break
     assert seen == sorted(seen) and len(seen) == len(set(seen)) and set(ids) <= set(seen)
-    open_ids = [e["episode_id"] for e in http.get("/episodes", params={"status": "open", "limit": 1000}).json()["episodes"]]
+    open_ids = [e["episode_id"] for e in http.get("/episodes", params={"status": "open", "limit": 500}).json()["items"]]
     assert ids[3] in open_ids and ids[0] not in open_ids and ids[2] not in open_ids
-    ended = http.get("/episodes", params={"status": "ended", "limit": 1000}).json()["episodes"]
+    ended = http.get("/episodes", params={"status": "ended", "limit": 500}).json()["items"]
     assert {ids[0], ids[1], ids[2]} <= {e["episode_id"] for e in ended}
     assert_error(http.get("/episodes", params={"status": "sleeping"}), 400, "invalid_request")
     assert_error(http.get("/episodes", params={"limit": 0}), 400, "invalid_request")

@@ -49,7 +49,7 @@ def test_compaction_keeps_what_is_appended_while_it_runs(tmp_path):
     folder = DataFolder(Settings(data_dir=str(tmp_path)))
 
     class Nothing:  # an engine (and keys) with nothing to replay
-        journal = None
+        journal = on_event = None
         pending_results: dict = {}
         on_finish = None
 
