@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 
 import httpx
 import pytest
 from sandworld.local import local_server
 
 # Servers the tests start keep their data folder (keys, webhooks, logs) in a
-# temporary folder, never in ./sandworld-data of the checkout.
-os.environ.setdefault("SW_DATA_DIR", tempfile.mkdtemp(prefix="sandworld-test-data-"))
+# temporary folder, never in ./sandworld-data of the checkout: local_server
+# gives each its own (one shared folder would be locked by the first server).
 
 
 # The tests start servers exactly as `sandworld eval` does: the product's own
