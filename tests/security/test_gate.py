@@ -105,6 +105,23 @@ def test_another_projects_episode_is_404_exactly_like_an_unknown_one(keyed):
         assert alpha.get(f"/episodes/{ep}").json()["steps"] == 0
 
 
+def test_the_episode_list_and_delete_and_ended_reads_are_per_project(keyed):
+    mine, ended = _episode(keyed.url, keyed["alpha"]), _episode(keyed.url, keyed["alpha"])
+    with client(keyed.url, keyed["alpha"]) as alpha:
+        assert alpha.post(f"/episodes/{ended}/submit", json={}).status_code == 200
+    theirs = _episode(keyed.url, keyed["beta"])
+    with client(keyed.url, keyed["beta"]) as beta:
+        listed = {e["episode_id"] for e in beta.get("/episodes", params={"limit": 500}).json()["items"]}
+        assert theirs in listed and mine not in listed and ended not in listed
+        for eid in (mine, ended):  # open or ended, another project's episode is not there
+            assert beta.delete(f"/episodes/{eid}").status_code == 404
+            assert beta.get(f"/episodes/{eid}").status_code == 404
+    with client(keyed.url, keyed["alpha"]) as alpha:
+        listed = {e["episode_id"] for e in alpha.get("/episodes", params={"limit": 500}).json()["items"]}
+        assert {mine, ended} <= listed and theirs not in listed
+        assert alpha.delete(f"/episodes/{mine}").json()["ended_by"] == "deleted"
+
+
 def test_another_projects_snapshot_is_404(keyed):
     ep = _episode(keyed.url, keyed["alpha"])
     with client(keyed.url, keyed["alpha"]) as alpha:
