@@ -37,7 +37,8 @@ def build_app(settings: Settings | None = None) -> Starlette:
 
     async def healthz(request: Request):
         return json_response(
-            {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(engine.episodes)}
+            {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(engine.episodes),
+             "read_cache": engine.reads.stats()}
         )
 
     async def http_error(request: Request, exc: HTTPException):

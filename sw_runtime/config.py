@@ -32,6 +32,7 @@ class Settings:
     idempotency_ttl: float = 86400.0  # seconds an Idempotency-Key is remembered
     max_idempotency_keys: int = 100_000  # keys remembered per server; the oldest are forgotten first
     max_idempotency_bytes: int = 256 * 1024 * 1024  # answers kept for those keys, in bytes
+    read_cache: int = 50_000  # pure-read answers kept per generation (engine/read_cache.py); 0 turns it off
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":

@@ -26,6 +26,7 @@ from . import custom_seeds, faults
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, Episode
 from .idempotency import IdempotencyKeys
+from .read_cache import READS
 from .seeds import SeedCache
 from .signals import Signals
 from .snapshots import Snapshots
@@ -79,6 +80,8 @@ class Engine:
         self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard)
         self.idempotency = IdempotencyKeys(self.settings.idempotency_ttl, self.settings.max_idempotency_keys,
                                            self.settings.max_idempotency_bytes)
+        READS.resize(self.settings.read_cache)
+        self.reads = READS  # pure-read answers, shared by every engine of the process
 
     # -- lookup --------------------------------------------------------------
 

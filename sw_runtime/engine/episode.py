@@ -17,8 +17,9 @@ import msgspec
 import orjson
 
 from .. import errors
-from ..worlds.tool import Context, Refused
+from ..worlds.tool import Context, ReadContext, Refused
 from . import faults
+from .read_cache import READS as _READS
 from .trace import Trace
 from .users import ASK_USER, ASK_USER_DEFINITION
 
@@ -46,6 +47,10 @@ _AT_JSON: dict = {}  # simulated time -> b',"at":"…"' (a world's clock is a fe
 
 def _step_head(n: int) -> bytes:
     return _STEP_HEADS[n] if n < 1001 else b'{"step":%d' % n
+
+
+def _invalid(tool, why) -> dict:
+    return {"code": "invalid_arguments", "message": f"invalid arguments for {tool.name}: {why}"}
 
 
 def _loads_lenient(data: bytes):
@@ -137,7 +142,7 @@ class Episode:
         at = self.clock[n]
         tool = self.world.tools_by_name.get(tool_name)
         mutated = schema_valid = False
-        reactions = None
+        reactions = payload_json = None
         fault = None
         if tool is None:
             tool_json = _dumps(tool_name)
@@ -152,28 +157,34 @@ class Episode:
                 }
         else:
             tool_json = tool.name_json
-            try:
-                args = tool.decoder.decode(args_json)
-            except msgspec.DecodeError as e:  # ValidationError is a DecodeError too
-                ok, payload = False, {"code": "invalid_arguments", "message": f"invalid arguments for {tool.name}: {e}"}
-            except RecursionError:
-                ok, payload = False, {"code": "invalid_arguments",
-                                      "message": f"invalid arguments for {tool.name}: nested too deeply"}
+            if tool.pure and self.fault_profile is None and _READS.enabled \
+                    and tool.name not in self.world.reactions_by_tool:
+                # A pure call: a read answered once per state, a write whose
+                # resulting state is shared with the same call on the same state.
+                schema_valid, payload_json, ok, payload, mutated = self._pure(tool, args_json, n, at)
             else:
-                schema_valid = True
-                if self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
-                        and faults.hits(self.fault_profile, self.seed, n):
-                    fault = self.fault_profile
-                    ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
+                try:
+                    args = tool.decoder.decode(args_json)
+                except msgspec.DecodeError as e:  # ValidationError is a DecodeError too
+                    ok, payload = False, _invalid(tool, e)
+                except RecursionError:
+                    ok, payload = False, _invalid(tool, "nested too deeply")
                 else:
-                    if self.stale is not None and tool.writes:
-                        self.stale = self.store.fork()  # what a stale read will see next
-                    ok, payload, mutated, reactions = self._run(tool, args, n, at, self.store)
-        try:
-            payload_json = _dumps(payload)
-        except TypeError:  # a world answered something that is not JSON: a bug in the world
-            log.error("tool %s.%s answered a value that is not JSON", self.world.name, tool_name)
-            ok, payload_json = False, _NOT_JSON
+                    schema_valid = True
+                    if self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
+                            and faults.hits(self.fault_profile, self.seed, n):
+                        fault = self.fault_profile
+                        ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
+                    else:
+                        if self.stale is not None and tool.writes:
+                            self.stale = self.store.fork()  # what a stale read will see next
+                        ok, payload, mutated, reactions = self._run(tool, args, n, at, self.store)
+        if payload_json is None:
+            try:
+                payload_json = _dumps(payload)
+            except TypeError:  # a world answered something that is not JSON: a bug in the world
+                log.error("tool %s.%s answered a value that is not JSON", self.world.name, tool_name)
+                ok, payload_json = False, _NOT_JSON
         # An agent reads the same thing again and again (a balance, a list that
         # has not changed): keep one copy of a result equal to the tool's last,
         # since the trace holds every result for the episode's life.
@@ -200,11 +211,49 @@ class Episode:
             out += (b',"signals":', signals_json)
         return out
 
-    def _run(self, tool, args, n: int, at: str, store):
-        """Run a decoded call against ``store``; answer (ok, payload, mutated, reactions)."""
+    def _pure(self, tool, args_json: bytes, n: int, at: str):
+        """A call to a pure tool on the episode's own state, with no fault and
+        no reaction: (schema_valid, payload_json | None, ok, payload, mutated).
+        A read comes
+        from the read cache when this state answered it before (then
+        ``payload_json`` is set); a write gives the store the identity the
+        same call at this step gave the same state before (read_cache.py)."""
+        store = self.store
+        key = None
+        if not tool.writes:
+            key = (store.identity, tool.name, args_json)
+            hit = _READS.get(key)
+            if hit is not None:
+                return True, hit[1], hit[0], None, False
+        try:
+            args = tool.decoder.decode(args_json)
+        except msgspec.DecodeError as e:
+            return False, None, False, _invalid(tool, e), False
+        except RecursionError:
+            return False, None, False, _invalid(tool, "nested too deeply"), False
+        version, before = store.version, store.identity
+        if key is not None:  # a read: the store and nothing else
+            ok, payload, mutated, _ = self._run(tool, args, n, at, store, ReadContext(store))
+            if store.version == version and (ok or payload.get("code") != "internal_error"):
+                try:
+                    payload_json = _dumps(payload)
+                except TypeError:
+                    return True, None, ok, payload, mutated  # the caller words the error
+                _READS.put(key, ok, payload_json)
+                return True, payload_json, ok, payload, mutated
+            return True, None, ok, payload, mutated
+        ok, payload, mutated, _ = self._run(tool, args, n, at, store)
+        if store.version != version:
+            _READS.after_write(store, before, tool.name, args_json, n, self.seed)
+        return True, None, ok, payload, mutated
+
+    def _run(self, tool, args, n: int, at: str, store, ctx=None):
+        """Run a decoded call against ``store``; answer (ok, payload, mutated,
+        reactions). ``ctx``: the tool's context, when not the full one."""
         before = store.version
         world = self.world
-        ctx = Context(store, n, at, world.epoch_ms + n * 1000 * world.seconds_per_step, self.seed)
+        if ctx is None:
+            ctx = Context(store, n, at, world.epoch_ms + n * 1000 * world.seconds_per_step, self.seed)
         reactions = ()
         try:
             result = tool.fn(ctx, args)

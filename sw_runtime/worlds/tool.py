@@ -5,6 +5,16 @@ types its arguments. The JSON Schema the agent sees is generated from that
 Struct, and the same Struct decodes the call, so what is advertised is what is
 enforced. A tool that refuses raises ``Refused``; the engine turns it into an
 ``ok: false`` result (data, never an HTTP error).
+
+A tool may declare itself ``pure`` (the default is not): a pure *read*
+answers from the store and its arguments alone, so the engine may answer it
+from a cache of earlier answers on the same state (``engine/read_cache.py``)
+and runs it with a ``ReadContext``, which has the store and nothing else; a
+pure *write* leaves a state that depends only on the state, its arguments
+and the ``Context`` (step, time, seed), with no reaction and nothing outside
+the store, so the same call at the same step on the same state is known to
+lead to the same state. Declare it only when it is true: a wrong declaration
+serves one episode's answer to another.
 """
 
 from __future__ import annotations
@@ -36,6 +46,16 @@ class Refused(Exception):
 
 class NoArgs(msgspec.Struct, forbid_unknown_fields=True):
     """A tool that takes no arguments."""
+
+
+class ReadContext:
+    """What a pure read is given: the state, and nothing that changes from
+    one step or episode to the next (so its answer can be shared)."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store):
+        self.store = store
 
 
 class Context:
@@ -70,6 +90,7 @@ class Tool:
     fn: Callable[[Context, Any], Any]
     writes: bool
     schema: dict = field(repr=False, default_factory=dict)
+    pure: bool = False  # see the module docstring
     # Decodes a call's JSON arguments straight into ``params`` (typed, fast).
     decoder: Any = field(init=False, repr=False, compare=False)
     name_json: bytes = field(init=False, repr=False, compare=False)  # the name as JSON, for answers
@@ -85,8 +106,9 @@ class Tool:
         return {"name": self.name, "description": self.description, "parameters": self.schema}
 
 
-def tool(*, writes: bool, params: type = NoArgs, name: str | None = None):
-    """Declare a tool. Its description is the function's docstring."""
+def tool(*, writes: bool, params: type = NoArgs, name: str | None = None, pure: bool = False):
+    """Declare a tool. Its description is the function's docstring; ``pure``:
+    see the module docstring."""
 
     def wrap(fn):
         doc = " ".join((fn.__doc__ or "").split())
@@ -99,6 +121,7 @@ def tool(*, writes: bool, params: type = NoArgs, name: str | None = None):
             fn=fn,
             writes=writes,
             schema=json_schema(params),
+            pure=pure,
         )
 
     return wrap
