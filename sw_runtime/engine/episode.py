@@ -146,6 +146,7 @@ class Episode:
         fault = None
         if tool is None:
             tool_json = _dumps(tool_name)
+            head_ok = head_error = None
             if tool_name == ASK_USER and self.user is not None:
                 ok, payload = self.user.answer(self, _loads_lenient(args_json))
                 schema_valid = ok or payload.get("code") != "invalid_arguments"
@@ -156,7 +157,7 @@ class Episode:
                     f"the episode's tools are: {', '.join(self.tool_names())}",
                 }
         else:
-            tool_json = tool.name_json
+            head_ok, head_error = tool.head_ok, tool.head_error
             if tool.pure and self.fault_profile is None and _READS.enabled \
                     and tool.name not in self.world.reactions_by_tool:
                 # A pure call: a read answered once per state, a write whose
@@ -198,13 +199,15 @@ class Episode:
         signals_json = None
         if self.tracker is not None:
             signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault)
-        self.trace.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
-                           reactions_json, signals_json, fault))
+        self.trace.rows.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
+                                reactions_json, signals_json, fault))
         at_json = _AT_JSON.get(at)
         if at_json is None:
             at_json = _AT_JSON[at] = b',"at":"%b"' % at.encode()
-        out = [_step_head(n), b',"tool":' + tool_json + (b',"ok":true,"result":' if ok else b',"ok":false,"error":'),
-               payload_json, at_json]
+        if head_ok is None:  # not one of the world's tools
+            head_ok = b',"tool":' + tool_json + b',"ok":true,"result":'
+            head_error = b',"tool":' + tool_json + b',"ok":false,"error":'
+        out = [_step_head(n), head_ok if ok else head_error, payload_json, at_json]
         if reactions_json is not None and fault is None:
             out += (b',"reactions":', reactions_json)
         if signals_json is not None:

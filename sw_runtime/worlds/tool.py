@@ -94,16 +94,25 @@ class Tool:
     # Decodes a call's JSON arguments straight into ``params`` (typed, fast).
     decoder: Any = field(init=False, repr=False, compare=False)
     name_json: bytes = field(init=False, repr=False, compare=False)  # the name as JSON, for answers
+    # The head of a step answer up to its result or error, formatted once.
+    head_ok: bytes = field(init=False, repr=False, compare=False)
+    head_error: bytes = field(init=False, repr=False, compare=False)
+    _definition: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "decoder", msgspec.json.Decoder(self.params))
         object.__setattr__(self, "name_json", msgspec.json.encode(self.name))
+        object.__setattr__(self, "head_ok", b',"tool":' + self.name_json + b',"ok":true,"result":')
+        object.__setattr__(self, "head_error", b',"tool":' + self.name_json + b',"ok":false,"error":')
         if not self.schema:
             object.__setattr__(self, "schema", json_schema(self.params))
+        object.__setattr__(self, "_definition",
+                           {"name": self.name, "description": self.description, "parameters": self.schema})
 
     def definition(self) -> dict:
-        """The tool as served: the Messages API shape ``{name, description, parameters}``."""
-        return {"name": self.name, "description": self.description, "parameters": self.schema}
+        """The tool as served: the Messages API shape ``{name, description, parameters}``
+        (one dict, shared: every episode created answers it; do not modify it)."""
+        return self._definition
 
 
 def tool(*, writes: bool, params: type = NoArgs, name: str | None = None, pure: bool = False):
