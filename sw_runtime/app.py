@@ -14,12 +14,14 @@ import logging
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.routing import Route
 
 from . import errors
 from .api import batch, catalog, episodes, forks, seeds, snapshots, state
 from .api.common import error_response, json_response
+from .api.fast import FastPaths
 from .config import Settings
 from .service import Service
 from .worlds import registry
@@ -63,6 +65,9 @@ def build_app(settings: Settings | None = None) -> Starlette:
         routes += area.routes(service)
     app = Starlette(
         routes=routes,
+        # The hot routes (/batch, /step, /batch/episodes) are answered by
+        # FastPaths before the router: no Request or Response objects.
+        middleware=[Middleware(FastPaths, service=service)],
         exception_handlers={HTTPException: http_error, Exception: crashed},
         lifespan=lifespan,
     )

@@ -38,10 +38,10 @@ _LENGTH = b"content-length"
 class FastPaths:
     """ASGI middleware answering the hot routes straight from the service."""
 
-    def __init__(self, app, service, max_body: int):
+    def __init__(self, app, service):
         self.app = app
         self.service = service
-        self.max_body = max_body
+        self.max_body = service.max_body
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http" and scope["method"] == "POST" and not scope.get("root_path"):
@@ -96,14 +96,18 @@ def _envelope(err: errors.ApiError) -> bytes:
 def _headers(scope) -> tuple:
     """(Idempotency-Key or None, declared Content-Length or None)."""
     key = declared = None
-    for name, value in scope["headers"]:
+    length = None
+    for name, value in scope["headers"]:  # the first of each counts, as in Starlette's Headers.get
         if name == _LENGTH:
-            try:
-                declared = int(value)
-            except ValueError:
-                raise errors.InvalidRequest("the Content-Length header is not a number") from None
-        elif name == _KEY:
+            if length is None:
+                length = value
+        elif name == _KEY and key is None:
             key = value.decode("latin-1")
+    if length is not None:
+        try:
+            declared = int(length)
+        except ValueError:
+            raise errors.InvalidRequest("the Content-Length header is not a number") from None
     return key, declared
 
 
