@@ -363,8 +363,9 @@ class Store:
     @property
     def identity(self):
         """A token for these exact records: two stores with the same identity
-        hold the same record objects, so anything computed from one holds for
-        the other. A fork shares its parent's identity until either of them
+        hold the same records (the same objects, or equal ones down to the
+        order of their keys), so anything computed from one holds for the
+        other. A fork shares its parent's identity until either of them
         writes; every write gives the store a new one (made when asked for).
         An owner may set it to a token of its own when it knows the state is
         the same as another's (the engine does, for identical deterministic

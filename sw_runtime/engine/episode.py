@@ -4,6 +4,7 @@ Nothing here knows about HTTP. ``answer`` runs one tool call and returns the
 step's answer as JSON bytes (the hot path: arguments decoded straight into
 the tool's params struct, the result encoded once); ``call`` is the same as a
 dict. Refusals and bad arguments are ``ok: false`` results, never exceptions.
+Calls to tools declared ``pure`` go through the read cache (read_cache.py).
 Conditions that stop a call before it runs (a closed episode, the step
 limit) raise ``ApiError``s.
 """
@@ -217,10 +218,9 @@ class Episode:
     def _pure(self, tool, args_json: bytes, n: int, at: str):
         """A call to a pure tool on the episode's own state, with no fault and
         no reaction: (schema_valid, payload_json | None, ok, payload, mutated).
-        A read comes
-        from the read cache when this state answered it before (then
-        ``payload_json`` is set); a write gives the store the identity the
-        same call at this step gave the same state before (read_cache.py)."""
+        A read comes from the read cache when this state answered it before
+        (then ``payload_json`` is set); a write gives the store the identity
+        the same call at this step gave the same state before (read_cache.py)."""
         store = self.store
         key = None
         if not tool.writes:

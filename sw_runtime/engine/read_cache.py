@@ -8,10 +8,10 @@ GRPO group on one seed, and every episode before its first write, compute a
 listing once.
 
 *The state* is the store's ``identity`` (``sw_core_ext``): a token shared by
-stores that hold the very same record objects. A fork inherits it until
-either side writes; a write drops it. The store's digest would not do: two
-states with equal records can still differ in a dict's key order, and so in
-the bytes of an answer.
+stores that hold the same records. A fork inherits it until either side
+writes; a write drops it. The store's digest would not do: two states with
+equal records can still differ in a dict's key order, and so in the bytes
+of an answer.
 
 After a write the engine may hand the store a *derived* identity instead of
 a fresh one: a write tool is a deterministic function of (the state, its
