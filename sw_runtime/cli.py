@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from . import __version__
@@ -30,12 +31,15 @@ def _serve(args) -> int:
     from .worlds import registry
 
     worlds = ", ".join(sorted(registry()))
+    sock = _bind(args.host, args.port)  # before saying we serve: a busy port fails here
+    if sock is None:
+        return 2
     print(
         f"sandworld {__version__}: serving {worlds} on http://{args.host}:{args.port}/api/v1 "
         f"(state core: {sw_core_ext.IMPLEMENTATION})",
         flush=True,
     )
-    uvicorn.run(
+    config = uvicorn.Config(
         build_app(settings),
         host=args.host,
         port=args.port,
@@ -45,7 +49,27 @@ def _serve(args) -> int:
         access_log=args.access_log,
         timeout_keep_alive=30,
     )
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+def _bind(host: str, port: int):
+    """A listening socket on (host, port), or None after saying why not."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        print(f"sandworld serve: cannot listen on {host}:{port}: {e.strerror or e}; is another server running "
+              f"there? Stop it, or pick another port with --port", file=sys.stderr)
+        return None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
 
 
 def _digest(args) -> int:
@@ -121,7 +145,18 @@ def main(argv: list | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 0
-    return args.run(args)
+    try:
+        code = args.run(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader went away (`sandworld export - | head`): stop quietly, as
+        # Python's docs advise, without a traceback on the way out.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print(f"sandworld {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -11,26 +11,44 @@ from __future__ import annotations
 
 import msgspec
 from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import errors, schemas
 from ..engine.users import ASK_USER
-from .common import API, endpoint, json_response, read_body
+from .common import API, endpoint, json_bytes_response, json_response, read_body
 from .episodes import created_body, prepare_user
 from .idempotency import idempotent
 
 
-def create_many(engine, items: list) -> list:
+async def check_users(engine, items: list) -> dict:
+    """The items whose user simulator cannot answer: ``{index: ApiError}``."""
+    refused = {}
+    for i, raw in enumerate(items):
+        try:
+            req = schemas.decode_item(schemas.CreateItem, raw)
+        except errors.ApiError:
+            continue  # create_many answers it
+        if req.user_simulator not in (None, "scripted"):
+            try:
+                await engine.users.check(req.user_simulator)
+            except errors.ApiError as e:
+                refused[i] = e
+    return refused
+
+
+def create_many(engine, items: list, refused: dict | None = None) -> list:
     """Start one episode per item (a ``schemas.CreateItem`` as raw JSON), in order.
 
-    Each slot is what a single create answers, or the item's error.
+    Each slot is what a single create answers, or the item's error
+    (``refused``: errors found beforehand, by index).
     """
     out = []
     full = None
-    for raw in items:
+    for i, raw in enumerate(items):
         try:
             req = schemas.decode_item(schemas.CreateItem, raw)
+            if refused and i in refused:
+                raise refused[i]
             if full is not None:
                 # The server is at its episode cap: nothing later in this
                 # request can free room, so don't sweep once per item.
@@ -132,13 +150,13 @@ def routes(engine, settings) -> list:
             if not isinstance(c, errors.ApiError) and c.tool == ASK_USER:
                 calls = await _prepare_users(engine, calls)
                 break
-        return Response(engine.batch_json(calls), media_type="application/json")
+        return json_bytes_response(engine.batch_json(calls))
 
     @endpoint
     @idempotent("batch.create")
     async def batch_create(request: Request):
         items = _items(schemas.BatchCreate, await read_body(request, limit), settings.max_batch_episodes)
-        return json_response({"results": create_many(engine, items)})
+        return json_response({"results": create_many(engine, items, await check_users(engine, items))})
 
     @endpoint
     async def batch_submit(request: Request):

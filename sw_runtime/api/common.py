@@ -13,7 +13,14 @@ _JSON = "application/json"
 
 
 def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
-    return Response(orjson.dumps(body), status_code=status, media_type=_JSON, headers=headers)
+    # Every JSON answer ends with a newline, so `curl` output does not run into the prompt.
+    return Response(orjson.dumps(body, option=orjson.OPT_APPEND_NEWLINE), status_code=status, media_type=_JSON,
+                    headers=headers)
+
+
+def json_bytes_response(body: bytes) -> Response:
+    """An answer already encoded (the step and batch hot paths), newline added."""
+    return Response(body + b"\n", media_type=_JSON)
 
 
 def error_response(err: errors.ApiError) -> Response:

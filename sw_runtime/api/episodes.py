@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import msgspec
 from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import schemas
 from ..worlds import get_world, registry
 from ..engine.users import ASK_USER
-from .common import API, endpoint, json_response, read_body
+from .common import API, endpoint, json_bytes_response, json_response, read_body
 from .idempotency import idempotent
 from .seeds import prepared_start, seed_limit
 
@@ -36,6 +35,7 @@ def created_body(ep) -> dict:
         "signals": ep.signals,
         "fault_profile": ep.fault_profile,
         "user_simulator": ep.user.kind if ep.user is not None else None,
+        "scoring": ep.scoring,
         "training": ep.training,
         "checks": [{"id": c.id, "kind": c.__struct_config__.tag, "label": c.label, "source": c.source}
                    for c in ep.checks if c.source == "custom"],
@@ -68,6 +68,7 @@ def routes(engine, settings) -> list:
     async def create_episode(request: Request):
         req = schemas.decode(schemas.CreateEpisode, await read_body(request, seed_limit(settings)), empty_ok=True)
         start = await prepared_start(request.path_params["env"], req)  # a custom state, parsed off the loop
+        await engine.users.check(req.user_simulator)  # 400/503 now, not a run of masked trials later
         ep = engine.create(request.path_params["env"], req, start)
         return json_response(created_body(ep), 201)
 
@@ -90,7 +91,7 @@ def routes(engine, settings) -> list:
             except (msgspec.DecodeError, RecursionError):
                 arguments = None
             await prepare_user(engine, eid, arguments)
-        return Response(engine.step_json(eid, req.tool, args_json, req.dry_run), media_type="application/json")
+        return json_bytes_response(engine.step_json(eid, req.tool, args_json, req.dry_run))
 
     @endpoint
     @idempotent("episodes.submit")

@@ -64,12 +64,12 @@ class Episode:
         "id", "world", "task", "seed", "setup", "checks", "start_passes", "start", "store",
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
-        "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
+        "tracker", "user", "stale", "scoring", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
         "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
-                 agent_name, created_at, step_limit, clock, signals=False, fault_profile=None):
+                 agent_name, created_at, step_limit, clock, signals=False, fault_profile=None, scoring="share"):
         self.id = id
         self.id_tail = b',"episode_id":"' + id.encode() + b'"}'  # closes a /batch result
         self.world = world
@@ -94,6 +94,7 @@ class Episode:
         self.clock = clock
         self.signals = signals
         self.fault_profile = fault_profile
+        self.scoring = scoring  # the denominator rule (verify/score.py)
         self.tracker = None  # signals.Signals when signals are on
         self.last_results = {}  # tool -> the bytes of its last result (see answer)
         self.user = None  # users.ScriptedUser / LlmUser on tasks with hidden facts
@@ -281,6 +282,7 @@ class Episode:
             "signals": self.signals,
             "fault_profile": self.fault_profile,
             "user_simulator": self.user.kind if self.user is not None else None,
+            "scoring": self.scoring,
             "training": self.training,
             "start": self.start_kind,
             "snapshot_id": self.snapshot_id,

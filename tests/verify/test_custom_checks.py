@@ -30,7 +30,7 @@ def test_custom_checks_are_scored_after_the_template(http):
         {"kind": "action_called", "action": "list_requests"},
         {"kind": "output_contains", "value": "electric", "weight": 2},
     ]
-    ep = create(http, checks=checks).json()
+    ep = create(http, checks=checks, scoring="informative").json()
     assert [c["id"] for c in ep["checks"]] == ["custom-1", "custom-2"]
     assert all(c["source"] == "custom" and c["label"] for c in ep["checks"])
     eid = ep["episode_id"]
@@ -40,8 +40,11 @@ def test_custom_checks_are_scored_after_the_template(http):
     assert rows["bill-paid"]["source"] == "template"
     assert rows["custom-1"]["pass"] is False and rows["custom-2"]["pass"] is True
     assert ev["pass"] is False
-    # scored: bill-paid 2, one-payment 1, balance 1, custom-1 1, custom-2 2 -> 6 of 7
-    assert ev["score"] == round(6 / 7, 2)
+    # informative: no-collateral held at the start and still holds, so it is not scored:
+    # bill-paid 2, one-payment 1, balance 1, custom-1 1, custom-2 2 -> 6 of 7
+    assert ev["score"] == round(6 / 7, 2) and ev["scoring"] == "informative"
+    # share: no-collateral (1) counts too -> 7 of 8
+    assert ev["scores"]["share"] == round(7 / 8, 2) and ev["denominators"] == {"share": 8.0, "informative": 7.0}
 
 
 def test_replace_template_checks(http):
@@ -49,8 +52,9 @@ def test_replace_template_checks(http):
     eid = ep["episode_id"]
     http.post(f"/episodes/{eid}/step", json={"tool": "get_balance"})
     ev = http.post(f"/episodes/{eid}/submit").json()
+    # only the client's checks decide: no template check, and no step-budget row
     assert [c["id"] for c in ev["checks"]] == ["custom-1"]
-    assert ev["pass"] is True and ev["score"] == 1.0  # already true and still true: passes, nothing scored
+    assert ev["pass"] is True and ev["score"] == 1.0  # already true and still true: passes, and under share earns
 
 
 def test_bad_checks_name_the_path(http):

@@ -53,7 +53,10 @@ DEFAULT_URL = "http://127.0.0.1:8787/api/v1"
 URL_ENV = "SANDWORLD_API_URL"
 KEY_ENV = "SANDWORLD_API_KEY"
 CONNECTIONS_PER_SERVER = 64
-DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=60.0, pool=None)  # lanes queue: no pool wait
+# A server that is there accepts in milliseconds: 2 s to connect, so a wrong
+# URL is said at once, not after a long silent wait. Lanes queue: no pool wait.
+DEFAULT_TIMEOUT = httpx.Timeout(connect=2.0, read=120.0, write=60.0, pool=None)
+API_SUFFIX = "/api/v1"
 
 try:
     from importlib.metadata import version as _version
@@ -73,6 +76,9 @@ class Retry:
     backoff: float = 0.25  # the first wait's ceiling, seconds; doubles each retry
     max_backoff: float = 8.0
     max_retry_after: float = 60.0  # a longer retry-after is not waited for: the error is raised
+    # Refused connections are retried this long (a server starting, an actor
+    # restarting), then "no server at URL" is raised.
+    connect_wait: float = 1.5
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before try ``attempt + 1`` (``attempt`` counts from 1)."""
@@ -232,6 +238,7 @@ class _Plan:
         self.call = call
         self.retry = retry
         self.attempt = 0
+        self.began = time.monotonic()
 
     def on_response(self, response: httpx.Response):
         """An ``Answer`` to return, or a delay in seconds before trying again."""
@@ -244,6 +251,10 @@ class _Plan:
         except errors.ProtocolError:  # a proxy's HTML error page, say
             body = response.text
         err = errors.from_envelope(status, body, headers, self.attempt)
+        if status == 404 and not self.call.url.rstrip("/").endswith(API_SUFFIX):
+            err.message += (f" (the server URL {self.call.url} does not end in {API_SUFFIX}: "
+                            f"try {self.call.url.rstrip('/')}{API_SUFFIX})")
+            err.args = (err.message,)
         retryable = (status in _RETRY_ALWAYS or (status in _RETRY_IF_SAFE and self.call.safe)
                      # the first try of this keyed request is still running: its answer will be replayed
                      or err.code == "idempotency_in_progress")
@@ -257,6 +268,14 @@ class _Plan:
         """A delay before trying again, or raise the transport error."""
         sent = not isinstance(exc, _NOT_SENT)
         target = f"{self.call.method} {self.call.url}{self.call.path}"
+        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+            delay = self.retry.delay(self.attempt)
+            if self.attempt < self.retry.attempts and time.monotonic() - self.began + delay <= self.retry.connect_wait:
+                return delay
+            raise errors.TransportError(
+                f"no server at {self.call.url}; start one with ./scripts/serve (or `sandworld serve`), "
+                f"or point SANDWORLD_API_URL at a running one ({type(exc).__name__} after {self.attempt} "
+                "attempt(s))", maybe_applied=False, attempts=self.attempt) from exc
         if (not sent or self.call.safe) and self.attempt < self.retry.attempts:
             return self.retry.delay(self.attempt)
         cls = errors.RequestTimeout if isinstance(exc, httpx.TimeoutException) else errors.TransportError
