@@ -153,7 +153,11 @@ def test_submit_answers_the_reference_shape_and_closes(http):
 def test_do_nothing_does_not_pass(http):
     ep = create(http, task_id="dm-01", seed=2)
     ev = http.post(f"/episodes/{ep['episode_id']}/submit").json()
-    assert ev["pass"] is False and ev["score"] == 0.0
+    # share (the default): no-collateral holds untouched and earns its weight; pass needs every check
+    assert ev["pass"] is False and ev["score"] == 0.5 and ev["scoring"] == "share"
+    ep = create(http, task_id="dm-01", seed=2, scoring="informative")
+    ev = http.post(f"/episodes/{ep['episode_id']}/submit").json()
+    assert ev["pass"] is False and ev["score"] == 0.0  # informative: what already held is not scored
 
 
 def test_collateral_damage_costs_score(http):
