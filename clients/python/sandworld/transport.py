@@ -251,7 +251,7 @@ class _Plan:
         except errors.ProtocolError:  # a proxy's HTML error page, say
             body = response.text
         err = errors.from_envelope(status, body, headers, self.attempt)
-        if status == 404 and not self.call.url.rstrip("/").endswith(API_SUFFIX):
+        if status == 404 and self.call.path != "/healthz" and not self.call.url.rstrip("/").endswith(API_SUFFIX):
             err.message += (f" (the server URL {self.call.url} does not end in {API_SUFFIX}: "
                             f"try {self.call.url.rstrip('/')}{API_SUFFIX})")
             err.args = (err.message,)

@@ -151,11 +151,15 @@ class Store:
     # -- reading -----------------------------------------------------------------------
 
     def run(self, run_id: str) -> dict:
-        """One run; ``latest`` names the newest."""
-        if run_id == "latest":
-            row = self.db.execute("SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
+        """One run; ``latest`` names the newest, ``latest~N`` the N-th before it."""
+        if run_id == "latest" or run_id.startswith("latest~"):
+            back = run_id.partition("~")[2]
+            if back and not back.isdigit():
+                raise KeyError(f"{run_id!r}: use latest, or latest~N with N a number of runs back")
+            row = self.db.execute("SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1 OFFSET ?",
+                                  (int(back or 0),)).fetchone()
             if row is None:
-                raise KeyError(f"no runs in {self.path} yet")
+                raise KeyError(f"no run {run_id!r} in {self.path}: it holds fewer runs")
             run_id = row["run_id"]
         row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
