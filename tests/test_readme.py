@@ -110,7 +110,7 @@ def test_a_fresh_user_walks_through_the_readme(tmp_path):
         assert "report: " in out and "exported: transcripts.jsonl" in out
     finally:
         serve.terminate()
-        serve.wait(10)
+        serve.communicate(timeout=10)
 
 
 def wait_for(url: str, timeout: float = 120) -> None:
