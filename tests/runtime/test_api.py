@@ -276,3 +276,20 @@ def test_idle_episodes_are_evicted():
                 time.sleep(0.3)
             err = assert_error(http.get(f"/episodes/{eid}"), 404, "not_found")
             assert "evicted" in err["message"] and "idle" in err["message"]
+
+
+def test_json_answers_end_with_a_newline(http):
+    """So that `curl` output does not run into the next prompt or the next answer."""
+    ep = http.post("/environments/coinpurse/episodes", json={"task_id": "cp-01"})
+    eid = ep.json()["episode_id"]
+    answers = [
+        ep,
+        http.get("/environments"),
+        http.post(f"/episodes/{eid}/step", json={"tool": "get_balance"}),
+        http.post("/batch", json={"calls": [{"episode_id": eid, "tool": "get_balance"}]}),
+        http.post("/batch/episodes", json={"episodes": [{"environment": "dummy"}]}),
+        http.post(f"/episodes/{eid}/submit"),
+        http.get("/episodes/ep_nope"),  # the error envelope too
+    ]
+    for r in answers:
+        assert r.headers["content-type"] == "application/json" and r.content.endswith(b"}\n"), r.content[-40:]
