@@ -1,4 +1,5 @@
-"""What every route shares: JSON answers, the error envelope, body limits."""
+"""What every route shares: JSON answers, the error envelope, body limits,
+the ``Idempotency-Key`` header and the service's ``Reply``s."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from .. import errors
 
 API = "/api/v1"
 _JSON = "application/json"
+KEY_HEADER = "idempotency-key"
+REPLAYED = "Idempotent-Replayed"
 
 
 def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
@@ -21,6 +24,17 @@ def json_response(body, status: int = 200, headers: dict | None = None) -> Respo
 def json_bytes_response(body: bytes) -> Response:
     """An answer already encoded (the step and batch hot paths), newline added."""
     return Response(body + b"\n", media_type=_JSON)
+
+
+def reply_response(reply) -> Response:
+    """A service ``Reply`` as HTTP: 201 when it created something, and
+    ``Idempotent-Replayed: true`` when it is a key's first answer again."""
+    return Response(reply.body + b"\n", status_code=201 if reply.created else 200, media_type=_JSON,
+                    headers={REPLAYED: "true"} if reply.replayed else None)
+
+
+def idempotency_key(request: Request) -> str | None:
+    return request.headers.get(KEY_HEADER)
 
 
 def error_response(err: errors.ApiError) -> Response:
