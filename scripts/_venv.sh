@@ -15,7 +15,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp_now="$(cat pyproject.toml setup.py sw_core_ext/*.pyx sw_core_ext/*.pxd 2>/dev/null | .venv/bin/python -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
 stamp_file=.venv/.sandworld-install
-read -r stamp_have extras_have < "$stamp_file" 2>/dev/null || { stamp_have=""; extras_have=""; }
+stamp_have=""; extras_have=""
+[ -f "$stamp_file" ] && read -r stamp_have extras_have < "$stamp_file"
 if [ "$stamp_have" != "$stamp_now" ] || { [ -n "$SW_EXTRAS" ] && [ "$extras_have" != "$SW_EXTRAS" ]; } \
     || ! .venv/bin/python -c 'import sw_core_ext._store' >/dev/null 2>&1; then
   extras="$SW_EXTRAS"

@@ -76,41 +76,52 @@ def test_readme_custom_checks_example_runs_as_written():
 
 
 @pytest.mark.slow
-def test_a_fresh_user_walks_through_the_readme(tmp_path):
-    """The README as a newcomer meets it: ``./scripts/serve`` in one terminal, then every example
-    block in order in another (twice, as people do), ``sandworld`` through ``./scripts/sandworld``.
-    The port is a free one instead of 8787; nothing else is changed."""
+@pytest.mark.timeout(1800)  # a first set-up downloads and builds: minutes
+def test_a_fresh_clone_walks_through_the_readme(tmp_path):
+    """The README as a newcomer meets it, in a fresh clone of the committed tree:
+    ``./scripts/serve`` in one terminal (it creates ``.venv`` with only what serving needs, saying
+    so as it goes), then every example block in order in another, twice (as people do), with
+    ``sandworld`` through ``./scripts/sandworld``. The port is a free one instead of 8787; nothing
+    else is changed. (Uncommitted changes are not in the clone: commit first.)"""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
     port = free_port()
-    serve = subprocess.Popen([str(ROOT / "scripts" / "serve"), "--port", str(port)], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("SANDWORLD_API_URL", "VIRTUAL_ENV", "SW_EXTRAS")}
+    log = (tmp_path / "serve.log").open("w")
+    serve = subprocess.Popen([str(clone / "scripts" / "serve"), "--port", str(port)], cwd=clone, env=env,
+                             stdout=subprocess.PIPE, stderr=log, text=True)
     try:
-        banner = serve.stdout.readline()
-        assert f"serving" in banner and f"127.0.0.1:{port}/api/v1" in banner, banner
+        banner = serve.stdout.readline()  # after the set-up: nothing is claimed before it can serve
+        setup = (tmp_path / "serve.log").read_text()
+        assert "scripts: creating .venv" in setup and "Collecting" in setup and ".venv is ready" in setup, setup
+        assert "serving" in banner and f"127.0.0.1:{port}/api/v1" in banner, (banner, setup)
+        installed = subprocess.run([str(clone / ".venv" / "bin" / "python"), "-m", "pip", "list"],
+                                   capture_output=True, text=True).stdout.lower()
+        assert "pytest" not in installed and "locust" not in installed  # dev tools come with ./scripts/test
         wait_for(f"http://127.0.0.1:{port}/healthz")
         # a second server on the same port fails before it claims to serve
-        busy = subprocess.run([str(ROOT / "scripts" / "serve"), "--port", str(port)], cwd=ROOT,
+        busy = subprocess.run([str(clone / "scripts" / "serve"), "--port", str(port)], cwd=clone, env=env,
                               capture_output=True, text=True, timeout=120)
         assert busy.returncode != 0 and "serving" not in busy.stdout
         assert f"cannot listen on 127.0.0.1:{port}" in busy.stderr and "--port" in busy.stderr
         script = "set -euo pipefail\n" + "\n".join(tour_blocks())
         script = script.replace("127.0.0.1:8787", f"127.0.0.1:{port}")
-        script = script.replace("./scripts/", f"{ROOT}/scripts/")
-        env = {**os.environ, "SANDWORLD_DATA_DIR": str(tmp_path / "data"), "COLUMNS": "80"}
-        env.pop("SANDWORLD_API_URL", None)
         for attempt in (1, 2):  # the fork example's idempotency key is new on every run
-            r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=600, cwd=tmp_path,
-                               env=env)
+            r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=900, cwd=clone,
+                               env={**env, "COLUMNS": "80"})
             assert r.returncode == 0, f"run {attempt}:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
             assert "internal_error" not in r.stdout
         out = r.stdout
         assert all(len(line) <= 80 for line in out.splitlines() if "│" in line or "─" in line)
         assert "pass^k over all tasks: k=1 1.00 · k=2 1.00" in out and "95% CI" in out
         assert "+100 *" in out  # compare: reference beats noop on every task, and the interval says so
-        assert (tmp_path / "transcripts.jsonl").read_text().count('"role": "tool"') > 0
+        assert (clone / "transcripts.jsonl").read_text().count('"role": "tool"') > 0
+        assert (clone / "sandworld-data" / "sandworld.db").exists()
         assert "report: " in out and "exported: transcripts.jsonl" in out
     finally:
         serve.terminate()
-        serve.communicate(timeout=10)
+        serve.communicate(timeout=30)
+        log.close()
 
 
 def wait_for(url: str, timeout: float = 120) -> None:
