@@ -102,14 +102,15 @@ def parse_seeds(spec: str) -> list:
     return seeds
 
 
-def pick_tasks(available: list, wanted: list | None) -> list:
-    """The world's tasks matching ``wanted`` (ids or patterns like ``cp-0*``), in the world's order."""
+def pick_tasks(available: list, wanted: list | None, strict: bool = True) -> list:
+    """The world's tasks matching ``wanted`` (ids or patterns like ``cp-0*``), in the world's order.
+    ``strict``: a pattern that matches nothing is an error."""
     if not wanted:
         return list(available)
     out = []
     for pattern in wanted:
         hits = [t for t in available if fnmatch.fnmatchcase(t, pattern)]
-        if not hits:
+        if not hits and strict:
             raise ValueError(f"no task matches {pattern!r}; the tasks are {', '.join(available)}")
         out += [t for t in hits if t not in out]
     return [t for t in available if t in out]
@@ -167,8 +168,8 @@ async def _run(cfg: EvalConfig, urls: list, console: Console, out: Console, show
         titles, task_ids, jobs, tools = {}, [], [], {}
         for w, world in described.items():
             mine = {t["id"]: t.get("title", "") for t in world.get("tasks", [])}
-            picked = pick_tasks(list(mine), cfg.tasks) if not several or cfg.tasks is None \
-                else [t for t in mine if any(t == p or fnmatch.fnmatchcase(t, p) for p in cfg.tasks)]
+            # Over several worlds a pattern need only match in one of them.
+            picked = pick_tasks(list(mine), cfg.tasks, strict=not several)
             for t in picked:
                 key = f"{w}/{t}" if several else t
                 titles[key] = mine[t]
@@ -189,8 +190,7 @@ async def _run(cfg: EvalConfig, urls: list, console: Console, out: Console, show
         if cfg.resume:
             run_id = cfg.resume
             skip = store.scored_keys(run_id)
-            jobs = [j for j in jobs if (j[0], j[1], j[2], j[3]) not in skip
-                    and not (len(worlds) == 1 and ("", j[1], j[2], j[3]) in skip)]
+            jobs = [j for j in jobs if j not in skip]
             store.reopen_run(run_id)
         else:
             run_id = store.create_run(
