@@ -95,9 +95,11 @@ def test_a_fresh_clone_walks_through_the_readme(tmp_path):
         setup = (tmp_path / "serve.log").read_text()
         assert "scripts: creating .venv" in setup and "Collecting" in setup and ".venv is ready" in setup, setup
         assert "serving" in banner and f"127.0.0.1:{port}/api/v1" in banner, (banner, setup)
-        installed = subprocess.run([str(clone / ".venv" / "bin" / "python"), "-m", "pip", "list"],
-                                   capture_output=True, text=True).stdout.lower()
-        assert "pytest" not in installed and "locust" not in installed  # dev tools come with ./scripts/test
+        listed = subprocess.run([str(clone / ".venv" / "bin" / "python"), "-m", "pip", "list", "--format=json"],
+                                capture_output=True, text=True).stdout
+        installed = {p["name"].lower() for p in json.loads(listed)}
+        assert "sandworld-runtime" in installed
+        assert not installed & {"pytest", "locust", "cython"}  # dev tools come with ./scripts/test
         wait_for(f"http://127.0.0.1:{port}/healthz")
         # a second server on the same port fails before it claims to serve
         busy = subprocess.run([str(clone / "scripts" / "serve"), "--port", str(port)], cwd=clone, env=env,
