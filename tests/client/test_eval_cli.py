@@ -145,3 +145,20 @@ def test_a_user_simulator_the_server_cannot_run_stops_the_run(api, tmp_path):
 def test_compare_has_help(command):
     r = sandworld(command, "--help")
     assert r.returncode == 0 and "RUN_A" in r.stdout and "Newcombe" in r.stdout
+
+
+def test_a_server_that_answered_before_is_waited_for_while_it_restarts(api):
+    """Only a server never reached is given up on at once: one that answered and then
+    refuses (restarting) is retried as long as the Retry allows."""
+    from sandworld import SandworldEnv
+    from sandworld.transport import Retry
+    from tests.client.helpers import FaultProxy
+
+    port = free_port()
+    with FaultProxy(api).running(port=port) as url:
+        env = SandworldEnv(url, retry=Retry(attempts=40, backoff=0.1, max_backoff=0.3))
+        env.reset("coinpurse", task_id="cp-01")
+    # the proxy is gone; it comes back on the same port after 2.5 s, longer than connect_wait
+    with FaultProxy(api).running(port=port, delay=2.5):
+        assert env.step("get_balance").ok
+    env.close()

@@ -38,7 +38,6 @@ import contextlib
 import os
 import queue
 import random
-import re
 import threading
 import time
 import uuid
@@ -76,8 +75,9 @@ class Retry:
     backoff: float = 0.25  # the first wait's ceiling, seconds; doubles each retry
     max_backoff: float = 8.0
     max_retry_after: float = 60.0  # a longer retry-after is not waited for: the error is raised
-    # Refused connections are retried this long (a server starting, an actor
-    # restarting), then "no server at URL" is raised.
+    # Refused connections to a server never reached yet are retried this long
+    # (a server starting), then "no server at URL" is raised. A server that
+    # answered before and now refuses (restarting) gets every attempt.
     connect_wait: float = 1.5
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
@@ -109,49 +109,6 @@ def resolve_urls(base_url=None) -> list:
     return urls
 
 
-_SHARD = re.compile(r"^ep_(\d{2})")
-
-
-class Servers:
-    """The server URLs of a client: new episodes are spread over them in turn,
-    and calls go to the server that holds the episode.
-
-    An env remembers its server's URL. Calls made with a bare episode id are
-    routed by the shard number in the id (``ep_03…`` was made by the server
-    started with ``--shard 3``), learned from the episodes this client created.
-    """
-
-    def __init__(self, urls: list):
-        self.urls = list(urls)
-        self._turn = 0
-        self._shards: dict = {}  # shard -> url, or None when two servers share a shard number
-
-    def pick(self) -> str:
-        url = self.urls[self._turn % len(self.urls)]
-        self._turn += 1
-        return url
-
-    def learn(self, episode_id: str, url: str) -> None:
-        m = _SHARD.match(episode_id or "")
-        if m:
-            shard = m.group(1)
-            known = self._shards.get(shard, url)
-            self._shards[shard] = url if known == url else None
-
-    def for_episode(self, episode_id: str) -> str:
-        if len(self.urls) == 1:
-            return self.urls[0]
-        m = _SHARD.match(episode_id or "")
-        url = self._shards.get(m.group(1)) if m else None
-        if url is None:
-            raise errors.SandworldError(
-                f"cannot tell which of {len(self.urls)} servers holds {episode_id}: call it through the env "
-                "that created it, or give each server its own --shard number",
-                code="unknown_server",
-            )
-        return url
-
-
 def new_key() -> str:
     return uuid.uuid4().hex
 
@@ -169,6 +126,7 @@ class Call:
     replay_safe: bool = False  # may be resent after a failure that happened mid-request
     expect: tuple = (200, 201)
     headers: dict = field(default_factory=dict)
+    attempts: int | None = None  # tries at most, when fewer than the client's Retry allows
 
     @property
     def safe(self) -> bool:
@@ -234,11 +192,16 @@ def _decode(response: httpx.Response):
 class _Plan:
     """The retry decision shared by the sync and async transports."""
 
-    def __init__(self, call: Call, retry: Retry):
+    def __init__(self, call: Call, retry: Retry, reached: set | None = None):
         self.call = call
         self.retry = retry
+        # Servers this client has had an answer from: one that stops answering
+        # is restarting (retried as long as the Retry allows); one never
+        # reached is probably not there at all (said within connect_wait).
+        self.reached = reached if reached is not None else set()
         self.attempt = 0
         self.began = time.monotonic()
+        self.limit = min(retry.attempts, call.attempts or retry.attempts)
 
     def on_response(self, response: httpx.Response):
         """An ``Answer`` to return, or a delay in seconds before trying again."""
@@ -258,7 +221,7 @@ class _Plan:
         retryable = (status in _RETRY_ALWAYS or (status in _RETRY_IF_SAFE and self.call.safe)
                      # the first try of this keyed request is still running: its answer will be replayed
                      or err.code == "idempotency_in_progress")
-        if retryable and self.attempt < self.retry.attempts:
+        if retryable and self.attempt < self.limit:
             retry_after = _retry_after(headers) if status in (429, 503) else None
             if retry_after is None or retry_after <= self.retry.max_retry_after:
                 return self.retry.delay(self.attempt, retry_after)
@@ -268,21 +231,26 @@ class _Plan:
         """A delay before trying again, or raise the transport error."""
         sent = not isinstance(exc, _NOT_SENT)
         target = f"{self.call.method} {self.call.url}{self.call.path}"
-        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)) and _server(self.call.url) not in self.reached:
             delay = self.retry.delay(self.attempt)
-            if self.attempt < self.retry.attempts and time.monotonic() - self.began + delay <= self.retry.connect_wait:
+            if self.attempt < self.limit and time.monotonic() - self.began + delay <= self.retry.connect_wait:
                 return delay
             raise errors.TransportError(
                 f"no server at {self.call.url}; start one with ./scripts/serve (or `sandworld serve`), "
                 f"or point SANDWORLD_API_URL at a running one ({type(exc).__name__} after {self.attempt} "
                 "attempt(s))", maybe_applied=False, attempts=self.attempt) from exc
-        if (not sent or self.call.safe) and self.attempt < self.retry.attempts:
+        if (not sent or self.call.safe) and self.attempt < self.limit:
             return self.retry.delay(self.attempt)
         cls = errors.RequestTimeout if isinstance(exc, httpx.TimeoutException) else errors.TransportError
         what = "timed out" if cls is errors.RequestTimeout else f"failed ({type(exc).__name__}: {exc})"
         hint = "; it may or may not have been applied" if sent else ""
         raise cls(f"{target} {what} after {self.attempt} attempt(s){hint}",
                   maybe_applied=sent, attempts=self.attempt) from exc
+
+
+def _server(url: str) -> str:
+    """A server's root URL, whether a call went to its API or to /healthz."""
+    return url.rstrip("/").removesuffix(API_SUFFIX)
 
 
 def _retry_after(headers: dict) -> float | None:
@@ -373,10 +341,11 @@ def lane_options(timeout, headers: dict, http_options: dict | None) -> dict:
 class SyncTransport:
     def __init__(self, lanes: SyncLanes, retry: Retry):
         self.lanes = lanes
+        self.reached: set = set()  # server URLs that have answered (see _Plan)
         self.retry = retry
 
     def send(self, call: Call) -> Answer:
-        plan = _Plan(call, self.retry)
+        plan = _Plan(call, self.retry, self.reached)
         parts = _request_parts(call)
         while True:
             plan.attempt += 1
@@ -388,6 +357,7 @@ class SyncTransport:
                     raise errors.TransportError(f"bad URL {call.url}{call.path}: {exc}") from exc
                 time.sleep(plan.on_error(exc))
                 continue
+            self.reached.add(_server(call.url))
             outcome = plan.on_response(response)
             if isinstance(outcome, Answer):
                 return outcome
@@ -397,10 +367,11 @@ class SyncTransport:
 class AsyncTransport:
     def __init__(self, lanes: AsyncLanes, retry: Retry):
         self.lanes = lanes
+        self.reached: set = set()  # server URLs that have answered (see _Plan)
         self.retry = retry
 
     async def send(self, call: Call) -> Answer:
-        plan = _Plan(call, self.retry)
+        plan = _Plan(call, self.retry, self.reached)
         parts = _request_parts(call)
         while True:
             plan.attempt += 1
@@ -412,6 +383,7 @@ class AsyncTransport:
                     raise errors.TransportError(f"bad URL {call.url}{call.path}: {exc}") from exc
                 await asyncio.sleep(plan.on_error(exc))
                 continue
+            self.reached.add(_server(call.url))
             outcome = plan.on_response(response)
             if isinstance(outcome, Answer):
                 return outcome
