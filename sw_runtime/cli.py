@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 
 from . import __version__
@@ -175,18 +174,9 @@ def main(argv: list | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 0
-    try:
-        code = args.run(args)
-        sys.stdout.flush()
-        return code
-    except BrokenPipeError:
-        # The reader went away (`sandworld export - | head`): stop quietly, as
-        # Python's docs advise, without a traceback on the way out.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
-    except KeyboardInterrupt:
-        print(f"sandworld {args.command}: interrupted", file=sys.stderr)
-        return 130
+    from sandworld.cli import run_command  # no traceback for `| head` or Ctrl-C
+
+    return run_command(args)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ API_SUFFIX = "/api/v1"
 try:
     from importlib.metadata import version as _version
 
-    __version__ = _version("sandworld-runtime")
+    __version__ = _version("sandworld")  # the client distribution
 except Exception:  # running from a source tree that was never installed
     __version__ = "0.0.0"
 

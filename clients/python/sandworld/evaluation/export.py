@@ -87,7 +87,7 @@ def _parquet(store: Store, run_id: str, path: Path) -> None:
         import pyarrow.parquet as pq
     except ImportError:
         raise ValueError("--format parquet needs pyarrow: pip install pyarrow "
-                         "(or pip install 'sandworld-runtime[eval]')") from None
+                         "(or pip install 'sandworld[parquet]')") from None
     nested = ("tools", "trace", "checks", "evaluation")
     table = [{k: (json.dumps(v, ensure_ascii=False) if k in nested else v) for k, v in row.items()}
              for row in rows(store, run_id)]

@@ -11,7 +11,7 @@ Endpoints: ``base_url`` (``sandworld eval --base-url``), else the SDKs' own
 ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``; keys from ``OPENAI_API_KEY`` /
 ``ANTHROPIC_API_KEY``. An OpenAI-compatible server that needs no key (vLLM,
 SGLang, Ollama) gets a placeholder one. The SDKs are imported only here,
-from the ``eval`` extra (``pip install 'sandworld-runtime[eval]'``).
+from the ``models`` extra (``pip install 'sandworld[models]'``).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _sdk(name: str):
     except ImportError:
         raise errors.SandworldError(
             f"--agent {name}:… needs the {name} package: pip install '{name}' "
-            "(or pip install 'sandworld-runtime[eval]')", code="bad_agent") from None
+            "(or pip install 'sandworld[models]')", code="bad_agent") from None
 
 
 def _result_text(result) -> str:
