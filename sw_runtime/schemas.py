@@ -24,6 +24,15 @@ class UserSimulator(_Body):
     model: str
 
 
+class Trigger(_Body):
+    """What an episode starts from, as reference 004's sandbox run does:
+    ``invoice``, ``email_received`` or ``cron`` and the entity it is about
+    (omitted: the most recent matching one; ignored for ``cron``)."""
+
+    kind: str
+    entity_id: str | None = None
+
+
 class CreateEpisode(_Body):
     task_id: str | None = None
     seed: int = 0
@@ -40,23 +49,30 @@ class CreateEpisode(_Body):
     # or a snapshot to start from. Any JSON: the world's parser says what is wrong.
     state: Any = None
     snapshot_id: str | None = None
+    # "sandbox": guarded tools answer would_* previews and change nothing (engine/sandbox.py).
+    mode: str = "live"
+    # Start from a trigger: the instruction is then the trigger's payload (engine/triggers.py).
+    trigger: Trigger | None = None
 
 
 _NO_ARGS = msgspec.Raw(b"{}")
+# A factory, not a plain default: the OpenAPI document is generated from
+# these structs, and a Raw default cannot be written into a JSON Schema.
+_no_args = msgspec.field(default_factory=lambda: _NO_ARGS)
 
 
 class Step(_Body, gc=False):
     tool: str
     # Kept as the JSON the client sent: the tool's own decoder reads it
     # straight into its params struct, and the trace stores these bytes.
-    arguments: msgspec.Raw = _NO_ARGS
+    arguments: msgspec.Raw = _no_args
     dry_run: bool = False
 
 
 class Call(_Body, gc=False):
     episode_id: str
     tool: str
-    arguments: msgspec.Raw = _NO_ARGS
+    arguments: msgspec.Raw = _no_args
     dry_run: bool = False
 
 
@@ -116,6 +132,15 @@ class SubmitItem(Submit, kw_only=True):
 
 class BatchSubmit(_Body):
     episodes: list[msgspec.Raw]
+
+
+class CreateWebhook(_Body):
+    """``POST /webhooks``: where to send which events, and the signing secret
+    (Standard Webhooks, ``whsec_`` + base64; omitted, the server makes one)."""
+
+    url: str
+    events: list[str]
+    secret: str | None = None
 
 
 _decoders: dict = {}

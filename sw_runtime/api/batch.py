@@ -11,6 +11,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.routing import Route
 
+from ..security.gate import project_of
+from ..security.limits import call_counter
 from .common import API, endpoint, idempotency_key, json_bytes_response, read_body, reply_response
 
 
@@ -18,17 +20,20 @@ def routes(service) -> list:
     @endpoint
     async def batch(request: Request):
         body = await read_body(request, service.max_body)
-        return json_bytes_response(await service.batch(body))
+        answer = await service.batch(body, project=project_of(request), on_count=call_counter(request))
+        return json_bytes_response(answer)
 
     @endpoint
     async def batch_create(request: Request):
         body = await read_body(request, service.max_body)
-        return reply_response(await service.create_many(body, idempotency_key(request)))
+        return reply_response(await service.create_many(body, idempotency_key(request), project=project_of(request),
+                                                        on_count=call_counter(request)))
 
     @endpoint
     async def batch_submit(request: Request):
         body = await read_body(request, service.max_body)
-        return reply_response(await service.submit_many(body, idempotency_key(request)))
+        return reply_response(await service.submit_many(body, idempotency_key(request), project=project_of(request),
+                                                        on_count=call_counter(request)))
 
     return [
         Route(f"{API}/batch", batch, methods=["POST"]),
