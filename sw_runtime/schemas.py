@@ -18,19 +18,41 @@ class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     pass
 
 
+class UserSimulator(_Body):
+    """``{"model": id}``: the llm user, played by this model at SW_USER_SIM_URL."""
+
+    model: str
+
+
+class Trigger(_Body):
+    """What an episode starts from, as reference 004's sandbox run does:
+    ``invoice``, ``email_received`` or ``cron`` and the entity it is about
+    (omitted: the most recent matching one; ignored for ``cron``)."""
+
+    kind: str
+    entity_id: str | None = None
+
+
 class CreateEpisode(_Body):
     task_id: str | None = None
     seed: int = 0
     agent_name: str | None = None
     signals: bool = False
     fault_profile: str | None = None
-    user_simulator: str | None = None
+    # "scripted", "llm", or {"model": id}: the llm user played by that model
+    user_simulator: str | UserSimulator | None = None
+    # Which checks make up score's denominator (verify/score.py): "share" or "informative".
+    scoring: str = "share"
     checks: list[dict[str, Any]] | None = None
     replace_template_checks: bool = False
     # A custom start state (replaces the seeded one; engine/custom_seeds.py),
     # or a snapshot to start from. Any JSON: the world's parser says what is wrong.
     state: Any = None
     snapshot_id: str | None = None
+    # "sandbox": guarded tools answer would_* previews and change nothing (engine/sandbox.py).
+    mode: str = "live"
+    # Start from a trigger: the instruction is then the trigger's payload (engine/triggers.py).
+    trigger: Trigger | None = None
 
 
 _NO_ARGS = msgspec.Raw(b"{}")
@@ -82,6 +104,13 @@ class CreateSnapshot(_Body):
 class ValidateSeed(_Body):
     state: Any
     task_id: str | None = None
+
+
+class RenderChecks(_Body):
+    """``POST /checks/render``: checks to turn into sentences, checked against a world if named."""
+
+    checks: list[Any]
+    environment: str | None = None
 
 
 class CreateItem(CreateEpisode, kw_only=True):

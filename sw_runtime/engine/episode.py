@@ -19,7 +19,7 @@ import orjson
 
 from .. import errors
 from ..worlds.tool import Context, ReadContext, Refused
-from . import faults
+from . import faults, sandbox
 from .read_cache import READS as _READS
 from .trace import Trace
 from .users import ASK_USER, ASK_USER_DEFINITION
@@ -70,12 +70,13 @@ class Episode:
         "id", "world", "task", "seed", "setup", "checks", "start_passes", "start", "store",
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
-        "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
-        "project", "__weakref__",
+        "tracker", "user", "stale", "scoring", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
+        "sandbox", "trigger", "project", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
-                 agent_name, created_at, step_limit, clock, signals=False, fault_profile=None):
+                 agent_name, created_at, step_limit, clock, signals=False, fault_profile=None, mode="live",
+                 scoring="share"):
         self.id = id
         self.id_tail = b',"episode_id":"' + id.encode() + b'"}'  # closes a /batch result
         self.world = world
@@ -100,6 +101,9 @@ class Episode:
         self.clock = clock
         self.signals = signals
         self.fault_profile = fault_profile
+        self.scoring = scoring  # the denominator rule (verify/score.py)
+        self.sandbox = mode == "sandbox"  # guarded tools answer previews (engine/sandbox.py)
+        self.trigger = None  # {"kind", "entity_id"} when the episode started from a trigger
         self.tracker = None  # signals.Signals when signals are on
         self.last_results = {}  # tool -> the bytes of its last result (see answer)
         self.user = None  # users.ScriptedUser / LlmUser on tasks with hidden facts
@@ -162,7 +166,7 @@ class Episode:
                 }
         else:
             head_ok, head_error = tool.head_ok, tool.head_error
-            if tool.pure and self.fault_profile is None and _READS.enabled \
+            if tool.pure and self.fault_profile is None and not self.sandbox and _READS.enabled \
                     and tool.name not in self.world.reactions_by_tool:
                 # A pure call: a read answered once per state, a write whose
                 # resulting state is shared with the same call on the same state.
@@ -176,7 +180,9 @@ class Episode:
                     ok, payload = False, _invalid(tool, "nested too deeply")
                 else:
                     schema_valid = True
-                    if self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
+                    if self.sandbox and tool.cls != "safe":
+                        ok, payload = sandbox.intercept(self, tool, args, n, at)
+                    elif self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
                             and faults.hits(self.fault_profile, self.seed, n):
                         fault = self.fault_profile
                         ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
@@ -202,7 +208,8 @@ class Episode:
         self.calls.append((tool_name, ok, mutated))
         signals_json = None
         if self.tracker is not None:
-            signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault)
+            signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault,
+                                                        (args_json, ok, payload_json))
         self.trace.rows.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
                                 reactions_json, signals_json, fault))
         at_json = _AT_JSON.get(at)
@@ -335,7 +342,10 @@ class Episode:
             "created_at": self.created_at,
             "signals": self.signals,
             "fault_profile": self.fault_profile,
+            "mode": "sandbox" if self.sandbox else "live",
+            "trigger": self.trigger,
             "user_simulator": self.user.kind if self.user is not None else None,
+            "scoring": self.scoring,
             "training": self.training,
             "start": self.start_kind,
             "snapshot_id": self.snapshot_id,

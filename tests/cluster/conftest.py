@@ -15,7 +15,7 @@ import time
 import httpx
 import pytest
 
-from sandworld.local import free_ports
+from sandworld.local import free_ports, stop
 
 pytest.importorskip("ray", reason="the cluster runs on Ray: pip install -e '.[dev]'")
 
@@ -45,13 +45,13 @@ class Running:
 
 
 @contextlib.contextmanager
-def serve_replicas(n: int, *args: str):
-    """Run ``sandworld serve --replicas n`` for the block; yield a ``Running``."""
+def serve_replicas(n: int, *args: str, cwd=None):
+    """Run ``sandworld serve --replicas n`` (in folder ``cwd``) for the block; yield a ``Running``."""
     port = free_ports(n)
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(
         [sys.executable, "-m", "sw_runtime", "serve", "--replicas", str(n), "--port", str(port), *args],
-        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(os.environ),
+        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(os.environ), cwd=cwd,
     )
     running = Running(proc, log, [f"http://127.0.0.1:{port + i}/api/v1" for i in range(n)])
     try:
@@ -64,12 +64,7 @@ def serve_replicas(n: int, *args: str):
             time.sleep(0.2)
         yield running
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, timeout=60)  # the shards and the embedded Ray stop on SIGTERM
         log.close()
 
 
