@@ -107,11 +107,13 @@ class FastPaths:
             log.exception("unhandled error on POST %s", scope["path"])
             err = errors.InternalError("the server failed on this request; it was logged")
             status, answer, extra = err.status, _envelope(err), None
-        headers = [(_LENGTH, b"%d" % len(answer)), _JSON]
+        # Every JSON answer ends with a newline, as the routes' (api/common.py).
+        headers = [(_LENGTH, b"%d" % (len(answer) + 1)), _JSON]
         if extra:
             headers += extra
         await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": answer})
+        await send({"type": "http.response.body", "body": answer, "more_body": True})
+        await send({"type": "http.response.body", "body": b"\n"})
 
 
 def _envelope(err: errors.ApiError) -> bytes:
