@@ -24,6 +24,9 @@ from .api import batch, catalog, episodes, forks, seeds, snapshots, state
 from .api.common import error_response, json_response
 from .config import Settings
 from .engine.engine import Engine
+from .mcp.server import EpisodeMcp, McpDoor
+from .runs import control as runs_control
+from .service_runs import RunOps
 from .worlds import registry
 
 log = logging.getLogger("sandworld.app")
@@ -57,20 +60,28 @@ def build_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app):
         _settle_memory()
         sweeper = asyncio.create_task(_sweep_forever(engine))
+        runs_sweeper = asyncio.create_task(_sweep_runs_forever(runs_svc))
         try:
-            yield
+            async with mcp.run():
+                yield
         finally:
             sweeper.cancel()
+            runs_sweeper.cancel()
 
     routes = [Route("/healthz", healthz, methods=["GET"])]
     for area in AREAS:
         routes += area.routes(engine, settings)
+    runs_svc = _RunsService(engine)
+    mcp = McpDoor(runs_svc)
+    routes += runs_control.routes(runs_svc, mcp)
+    routes.append(Route("/api/v1/episodes/{id}/mcp", EpisodeMcp(mcp)))
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: http_error, Exception: crashed},
         lifespan=lifespan,
     )
     app.state.engine = engine
+    app.state.runs = runs_svc
     app.state.settings = settings
     return app
 
@@ -98,3 +109,18 @@ async def _sweep_forever(engine: Engine) -> None:
             engine.sweep()
         except Exception:  # keep sweeping whatever one pass hit
             log.exception("sweep failed")
+
+
+class _RunsService(RunOps):
+    def __init__(self, engine):
+        self.engine = engine
+        self.init_runs()
+
+
+async def _sweep_runs_forever(svc) -> None:
+    while True:
+        await asyncio.sleep(2.0)
+        try:
+            await svc.sweep_runs()
+        except Exception:
+            log.exception("run sweep failed")

@@ -1,0 +1,208 @@
+"""The service's run operations (reference 001) and tool calls by token.
+
+Part of the one way in to the engine (``Service`` mixes in ``RunOps``):
+the runs API, the tools at the real APIs' addresses and MCP all come here,
+so a call through any of them is the same engine call as a ``step``, with the
+same trace entry and digest. Transport-free: doors decode into the typed
+values below and encode what comes back.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import orjson
+
+from . import errors, schemas
+from .engine.engine import Engine
+from .engine.runs import Run, RunBook, RunOptions
+from .worlds import get_world, registry
+
+log = logging.getLogger("sandworld.runs")
+
+
+@dataclass(slots=True)
+class RunRequest:
+    """``POST /v1/runs`` decoded (the runs door checks ranges and shapes)."""
+
+    environment: str
+    task: str
+    checks: list = field(default_factory=list)  # dicts in the engine's check vocabulary
+    replace_template_checks: bool = False
+    agent_name: str | None = None
+    agent_revision: str | None = None
+    max_calls: int = 500
+    idle_timeout_seconds: int = 600
+    timeout_seconds: int = 3600
+    metadata: dict = field(default_factory=dict)
+    seed: int = 0
+    idempotency_key: str | None = None
+    canonical: bytes = b""  # the request in canonical form, what an idempotency key is bound to
+
+
+def resolve_task(world, text: str):
+    """A task by id, else by title (case-insensitive), else None (free text).
+    An unknown ``task_…`` id is refused."""
+    task = world.tasks_by_id.get(text)
+    if task is not None:
+        return task
+    folded = text.strip().casefold()
+    for t in world.tasks:
+        if t.title.casefold() == folded:
+            return t
+    if text.startswith("task_") and " " not in text.strip():
+        raise errors.InvalidRequest(f"unknown task id: {text}")
+    return None
+
+
+class RunOps:
+    """Mixed into ``Service``: the run operations and tool calls by token."""
+
+    engine: Engine
+
+    def init_runs(self) -> None:
+        self.book = RunBook()
+        self._run_clocks: dict = {}
+
+    # -- the catalogue in 001's terms ----------------------------------------
+
+    def environment_facts(self, name: str) -> dict:
+        """A world, its seed-0 digest and each task made concrete on seed 0."""
+        world = get_world(name)
+        seed = self.engine.seeds.get(world, 0)
+        tasks = [(t, self.engine.seeds.setup(world, t, seed)[0]) for t in world.tasks]
+        return {"world": world, "seed_digest": seed.digest, "tasks": tasks}
+
+    def environment_names(self) -> list:
+        return sorted(registry())
+
+    # -- runs ----------------------------------------------------------------
+
+    async def create_run(self, req: RunRequest) -> Run:
+        """Start a run; the same ``idempotency_key`` with the same request answers the first run."""
+        key = req.idempotency_key
+        if key is not None:
+            seen = self.book.create_keys.get(key)
+            if seen is not None:
+                if seen[0] != req.canonical:
+                    raise errors.IdempotencyConflict("this idempotency_key was used with a different request body")
+                return self.book.get(seen[1])
+        world = get_world(req.environment)
+        task = resolve_task(world, req.task)
+        ep = self.engine.create(world.name, schemas.CreateEpisode(
+            task_id=task.id if task is not None else None, seed=req.seed, agent_name=req.agent_name,
+            checks=req.checks or None, replace_template_checks=req.replace_template_checks))
+        # The run's own call cap; the clock must reach that far.
+        ep.step_limit = req.max_calls
+        if len(ep.clock) <= req.max_calls:
+            ep.clock = self._run_clock(world, req.max_calls)
+        text = ep.setup.instruction if task is not None else req.task
+        run = self.book.add(ep, RunOptions(
+            max_calls=req.max_calls, idle_timeout_seconds=req.idle_timeout_seconds,
+            timeout_seconds=req.timeout_seconds, agent_name=req.agent_name, agent_revision=req.agent_revision,
+            metadata=req.metadata, task_text=text))
+        if key is not None:
+            self.book.create_keys[key] = (req.canonical, run.id)
+        return run
+
+    async def read_run(self, run_id: str) -> Run:
+        """A run; reading ends a run that is due (idle or timed out)."""
+        run = self.book.get(run_id)
+        await self._end_if_due(run)
+        return run
+
+    async def finish_run(self, run_id: str, output: str, key: str | None = None) -> Run:
+        """End a run on purpose and score it. A second finish is ``run_ended``
+        unless it repeats the first one's idempotency key."""
+        run = self.book.get(run_id)
+        await self._end_if_due(run)
+        if run.ended_by is not None:
+            if key is not None and key == run.finish_key:
+                return run
+            raise errors.RunEnded(f"run {run.id} ended ({run.ended_by}) at {run.finished_at}; it cannot be "
+                                  "finished again")
+        run.finish_key = key
+        await self._end(run, "finish", output)
+        return run
+
+    async def run_tools(self, run_id: str) -> Run:
+        """A run whose tools still answer (``run_ended`` once it has ended)."""
+        run = self.book.get(run_id)
+        await self._end_if_due(run)
+        if run.ended_by is not None:
+            raise errors.RunEnded("The run has ended; its tools no longer answer.")
+        return run
+
+    async def sweep_runs(self) -> int:
+        """End every run that is due; answers how many."""
+        due = self.book.due()
+        for run, why in due:
+            await self._end(run, why)
+        return len(due)
+
+    # -- tool calls (any door) -----------------------------------------------
+
+    def episode_token(self, episode_id: str) -> str:
+        """The tools token of an episode (``/api/v1``), made on first ask."""
+        self.engine.get(episode_id)
+        return self.book.issue(episode_id)
+
+    def authorize(self, episode_id: str, token: str | None):
+        """The episode behind a tools address, if ``token`` opens it; else 401."""
+        if not self.book.opens(token, episode_id):
+            raise errors.Unauthorized("a valid run token is required: Authorization: Bearer tw_run_… "
+                                      "(the token of this run or episode)")
+        run = self.book.of_episode(episode_id)
+        return run.ep if run is not None else self.engine.get(episode_id)
+
+    def tool_definitions(self, episode_id: str, token: str | None) -> list:
+        """The tools the episode offers, as ``step`` serves them."""
+        return self.authorize(episode_id, token).tool_definitions()
+
+    async def tool_call(self, episode_id: str, token: str | None, tool: str, args_json: bytes, surface: str) -> dict:
+        """One tool call through a door other than ``step``: the same engine
+        call (same trace entry, same digest), answered as ``step`` answers it."""
+        self.authorize(episode_id, token)
+        run = self.book.of_episode(episode_id)
+        if run is not None:
+            await self._end_if_due(run)
+            if run.ended_by is not None:
+                raise errors.RunEnded(f"Run {run.id} ended ({run.ended_by}) at {run.finished_at}; its tools no "
+                                      "longer answer.")
+        answer = orjson.loads(self.engine.step_json(episode_id, tool, args_json))
+        if run is not None and self.book.after_call(run, surface):
+            await self._end(run, "max_calls")
+        return answer
+
+    # -- endings -------------------------------------------------------------
+
+    async def _end_if_due(self, run: Run) -> None:
+        why = self.book.before_call(run)
+        if why is not None:
+            await self._end(run, why)
+
+    async def _end(self, run: Run, why: str, output: str = "") -> None:
+        """Seal and score a run: every ending is scored, a run without calls too."""
+        if run.ended_by is not None:
+            return
+        self.book.ended(run, why, output)
+        ep = run.ep
+        if ep.status != "open":  # submitted through /api/v1 meanwhile: its evaluation stands
+            self.book.scored(run)
+            return
+        try:
+            verdicts = await self.engine.judge.decide(ep, output)
+            self.engine.submit(ep.id, output, verdicts)
+        except errors.ApiError as e:
+            log.warning("run %s could not be scored: %s", run.id, e.message)
+            self.book.failed(run, e.message)
+            return
+        self.book.scored(run)
+
+    def _run_clock(self, world, steps: int) -> list:
+        key = (world.name, world.version, steps)
+        clock = self._run_clocks.get(key)
+        if clock is None:
+            clock = self._run_clocks[key] = world.clock(steps)
+        return clock
