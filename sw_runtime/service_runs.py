@@ -20,6 +20,7 @@ from .engine.runs import Run, RunBook, RunOptions
 from .worlds import get_world, registry
 
 log = logging.getLogger("sandworld.runs")
+_GRACE = 120  # seconds
 
 
 @dataclass(slots=True)
@@ -95,6 +96,10 @@ class RunOps:
             checks=req.checks or None, replace_template_checks=req.replace_template_checks))
         # The run's own call cap; the clock must reach that far.
         ep.step_limit = req.max_calls
+        # The engine forgets the episode a little after the run's own endings
+        # are due, so the run is always ended and scored first.
+        ep.idle_timeout = req.idle_timeout_seconds + _GRACE
+        ep.max_age = req.timeout_seconds + _GRACE
         if len(ep.clock) <= req.max_calls:
             ep.clock = self._run_clock(world, req.max_calls)
         text = ep.setup.instruction if task is not None else req.task

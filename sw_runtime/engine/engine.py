@@ -281,10 +281,15 @@ class Engine:
         old = now - self.settings.max_age
         gone = []
         for eid, ep in self.episodes.items():
-            if ep.touched < idle:
-                gone.append((eid, f"idle for more than {self.settings.idle_timeout:g} s"))
-            elif ep.born < old:
-                gone.append((eid, f"older than the {self.settings.max_age:g} s limit"))
+            if ep.idle_timeout is not None or ep.max_age is not None:  # its own limits (a run)
+                ep_idle = now - (ep.idle_timeout or self.settings.idle_timeout)
+                ep_old = now - (ep.max_age or self.settings.max_age)
+            else:
+                ep_idle, ep_old = idle, old
+            if ep.touched < ep_idle:
+                gone.append((eid, f"idle for more than {now - ep_idle:g} s"))
+            elif ep.born < ep_old:
+                gone.append((eid, f"older than the {now - ep_old:g} s limit"))
         for eid, why in gone:
             del self.episodes[eid]
             self._evicted[eid] = why

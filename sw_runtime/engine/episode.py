@@ -65,7 +65,7 @@ class Episode:
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
         "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
-        "__weakref__",
+        "idle_timeout", "max_age", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
@@ -103,6 +103,10 @@ class Episode:
         self.forked_from = None
         self.start_kind = "seed"  # or "state" (custom) or "snapshot"
         self.snapshot_id = None
+        # This episode's own idle window and life, in seconds (a run of reference
+        # 001 sets them); None: the server's settings.
+        self.idle_timeout = None
+        self.max_age = None
 
     # -- stepping ------------------------------------------------------------
 
