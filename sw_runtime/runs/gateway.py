@@ -108,7 +108,8 @@ class Gateway:
         token = bearer(request.headers)
         if not google:  # Slack also takes the token as a form field (or query parameter)
             sent = [v for k, v in form + query if k == "token"]
-            token = token or (sent[-1] if sent else None) or json_body.get("token")
+            field = sent[-1] if sent else json_body.get("token")
+            token = field if isinstance(field, str) and field else token  # the field, when sent, wins
             form = [(k, v) for k, v in form if k != "token"]
             query = [(k, v) for k, v in query if k != "token"]
             json_body.pop("token", None)
