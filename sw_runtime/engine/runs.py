@@ -15,6 +15,8 @@ Nothing here knows about HTTP or MCP: doors hand in typed values and read
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -147,30 +149,28 @@ def _now() -> datetime:
 
 
 class RunBook:
-    """Every run of one server, and the tools token of every episode."""
+    """Every run of one server, and the tools token of every episode.
+
+    A token is an HMAC of the episode id under a secret made when the server
+    starts: nothing is stored per episode (a trainer creates millions), a
+    token names exactly one episode, and it cannot be guessed from the id.
+    """
 
     def __init__(self, clock=time.monotonic):
         self._clock = clock
+        self._secret = secrets.token_bytes(32)
         self.runs: dict = {}  # episode id -> Run
-        self.tokens: dict = {}  # token -> episode id
-        self._token_of: dict = {}  # episode id -> token
         self.create_keys: dict = {}  # idempotency_key -> (canonical body, run id)
 
     # -- tokens --------------------------------------------------------------
 
     def issue(self, episode_id: str) -> str:
-        """The episode's tools token (made on first ask)."""
-        token = self._token_of.get(episode_id)
-        if token is None:
-            token = TOKEN_PREFIX + secrets.token_hex(16)
-            self.tokens[token] = episode_id
-            self._token_of[episode_id] = token
-        return token
+        """The episode's tools token."""
+        return TOKEN_PREFIX + hmac.new(self._secret, episode_id.encode(), hashlib.sha256).hexdigest()[:32]
 
     def opens(self, token: str | None, episode_id: str) -> bool:
         """Whether ``token`` is the tools token of ``episode_id`` (compared in constant time)."""
-        mine = self._token_of.get(episode_id)
-        return bool(token) and mine is not None and secrets.compare_digest(token, mine)
+        return bool(token) and hmac.compare_digest(token.encode(), self.issue(episode_id).encode())
 
     # -- runs ----------------------------------------------------------------
 
