@@ -156,8 +156,9 @@ class RunBook:
     token names exactly one episode, and it cannot be guessed from the id.
     """
 
-    def __init__(self, clock=time.monotonic):
+    def __init__(self, clock=time.monotonic, max_runs: int = 100_000):
         self._clock = clock
+        self.max_runs = max_runs  # past it, the oldest ended runs are forgotten
         self._secret = secrets.token_bytes(32)
         self.runs: dict = {}  # episode id -> Run
         self.create_keys: dict = {}  # idempotency_key -> (canonical body, run id)
@@ -175,11 +176,19 @@ class RunBook:
     # -- runs ----------------------------------------------------------------
 
     def add(self, ep, options: RunOptions) -> Run:
+        if len(self.runs) >= self.max_runs:
+            self._forget_ended()
         now = self._clock()
         run = Run(ep=ep, token=self.issue(ep.id), options=options, created=_now(), created_mono=now,
                   last_call_mono=now)
         self.runs[ep.id] = run
         return run
+
+    def _forget_ended(self) -> None:
+        """Forget the oldest tenth of the ended runs (their records are what grows)."""
+        ended = [eid for eid, r in self.runs.items() if r.ended_by is not None]
+        for eid in ended[:max(1, len(ended) // 10)]:
+            del self.runs[eid]
 
     def get(self, run_id: str) -> Run:
         eid = episode_id_of(run_id)

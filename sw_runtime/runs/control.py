@@ -16,6 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import errors
+from ..api.common import read_body
 from ..engine.runs import TOKEN_PREFIX, wall
 from . import requests, shapes
 from .gateway import Gateway, bearer
@@ -46,13 +47,7 @@ def _endpoint(fn):
 
 
 async def _body(request: Request) -> bytes:
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise errors.PayloadTooLarge(f"the body is over {MAX_BODY} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    return await read_body(request, MAX_BODY)
 
 
 def _base(request: Request) -> str:

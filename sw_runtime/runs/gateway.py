@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import errors
+from ..api.common import read_body
 from ..engine.runs import episode_id_of
 from . import addresses, coerce, shapes
 from .providers import MCP_PATHS
@@ -89,7 +90,7 @@ class Gateway:
         routed = addresses.route(request.method, path)
         if routed is None:
             return _not_found(google, f"no {request.method} {path} under this tools address")
-        body = await _read(request)
+        body = await read_body(request, MAX_BODY)
         form = []
         json_body = {}
         ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -131,16 +132,6 @@ class Gateway:
             args = {k: v for k, v in args.items() if k in props}
         answer = await self.svc.tool_call(episode_id, token, routed.tool, orjson.dumps(args), routed.address.surface)
         return _answer(answer, google, routed.tool)
-
-
-async def _read(request: Request) -> bytes:
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise errors.PayloadTooLarge(f"the body is over {MAX_BODY} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _not_found(google: bool, message: str) -> Response:

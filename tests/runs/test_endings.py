@@ -119,3 +119,14 @@ def test_a_run_outlives_the_engine_forgetting_its_episode(svc, clock):
     run_now(svc.sweep_runs())
     svc.engine.episodes.pop(run.ep.id)  # evicted
     assert run_now(svc.read_run(run.id)).facts()["evaluation"]["digest"] == run.ep.digest
+
+
+def test_past_its_cap_the_book_forgets_the_oldest_ended_runs(svc):
+    svc.book.max_runs = 3
+    first, second = create(svc), create(svc)
+    run_now(svc.finish_run(first.id, ""))
+    open_run = create(svc)
+    create(svc)  # the book is full: the oldest ended run goes, open ones stay
+    with pytest.raises(errors.NotFound):
+        run_now(svc.read_run(first.id))
+    assert run_now(svc.read_run(second.id)) is second and run_now(svc.read_run(open_run.id)) is open_run
