@@ -19,13 +19,15 @@ import orjson
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.requests import Request
 from starlette.responses import Response
 
-from .. import errors
-from .. import __version__
+from .. import __version__, errors
+from ..api.common import read_body
 
 _SCOPE_KEY = "sandworld.mcp"  # (episode id, token, provider prefix or None), set per request
 _INVALID = re.compile(r"[^A-Za-z0-9._-]")
+MAX_BODY = 4 * 1024 * 1024  # the SDK's own limit on a message
 
 
 def mcp_name(name: str) -> str:
@@ -67,6 +69,21 @@ class McpDoor:
             return
         scope = dict(scope)
         scope[_SCOPE_KEY] = (episode_id, token, prefix)
+        if scope.get("method") == "POST":
+            # Read the message first: JSON the SDK cannot take (nested past any
+            # sense) is a JSON-RPC parse error here, never a 500 there.
+            request = Request(scope, receive)
+            try:
+                body = await read_body(request, MAX_BODY)
+            except errors.ApiError as e:
+                await _parse_error(e.message, e.status)(scope, receive, send)
+                return
+            try:
+                orjson.loads(body)
+            except (orjson.JSONDecodeError, RecursionError) as e:
+                await _parse_error(f"Parse error: {e}", 400)(scope, receive, send)
+                return
+            receive = _replay(body)
         await self.manager.handle_request(scope, receive, send)
 
     def _target(self) -> tuple:
@@ -100,6 +117,25 @@ class McpDoor:
             structuredContent=result if isinstance(result, dict) else {"result": result},
             isError=False,
         )
+
+
+def _parse_error(message: str, status: int) -> Response:
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": message}}
+    return Response(orjson.dumps(body), status, media_type="application/json")
+
+
+def _replay(body: bytes):
+    """An ASGI ``receive`` that hands over a body already read."""
+    sent = False
+
+    async def receive():
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return {"type": "http.disconnect"}
+
+    return receive
 
 
 def _error(err: dict) -> types.CallToolResult:
