@@ -37,7 +37,6 @@ import sw_core_ext  # noqa: E402
 
 from sw_runtime import schemas  # noqa: E402
 from sw_runtime.config import Settings  # noqa: E402
-from sw_runtime.engine import forks  # noqa: E402
 from sw_runtime.engine.engine import Engine  # noqa: E402
 
 PREFIX = [("get", {"key": "i1"}), ("set", {"key": "i1", "value": 7}), ("get", {"key": "i2"}),
@@ -69,12 +68,12 @@ def in_process(records: int, group: int, repeat: int) -> dict:
 
     def fork(n):
         def run():
-            for child in forks.fork(engine, ep.id, n):
+            for child in engine.fork(ep.id, n)[1]:
                 del engine.episodes[child.id]  # keep the engine's size constant
         return run
 
     def first_write():
-        child = forks.fork(engine, ep.id, 1)[0]
+        child = engine.fork(ep.id, 1)[1][0]
         t = time.perf_counter_ns()
         child.call("set", {"key": "i3", "value": 9})
         first_write.times.append(time.perf_counter_ns() - t)
@@ -92,7 +91,7 @@ def in_process(records: int, group: int, repeat: int) -> dict:
     t = time.perf_counter_ns()
     for k in range(CHAIN):
         link.call("set", {"key": "i4", "value": k % 1000})
-        link = forks.fork(engine, link.id, 1)[0]
+        link = engine.fork(link.id, 1)[1][0]
     out[CHAIN_ROW] = (time.perf_counter_ns() - t) / CHAIN / 1000
     return out
 

@@ -1,5 +1,5 @@
-"""The HTTP application: the routes of ``sw_runtime.api``, the error
-envelope for everything Starlette itself answers, and the sweeper.
+"""The HTTP application: the routes of ``sw_runtime.api`` over one
+``Service``, and the error envelope for everything Starlette itself answers.
 
 Every error, ours or Starlette's (unknown route, wrong method), leaves in the
 envelope ``{"error": {"code", "message"}}``; a bug answers 500
@@ -8,7 +8,6 @@ envelope ``{"error": {"code", "message"}}``; a bug answers 500
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import logging
@@ -17,16 +16,14 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.routing import Route
-from sw_core_ext import IMPLEMENTATION
 
-from . import __version__, errors
+from . import errors
 from .api import batch, catalog, episodes, forks, seeds, snapshots, state
 from .api.common import error_response, json_response
 from .config import Settings
-from .engine.engine import Engine
 from .mcp.server import EpisodeMcp, McpDoor
 from .runs import control as runs_control
-from .service_runs import RunOps
+from .service import Service
 from .worlds import registry
 
 log = logging.getLogger("sandworld.app")
@@ -36,12 +33,10 @@ AREAS = (episodes, batch, catalog, forks, snapshots, state, seeds)
 
 def build_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
-    engine = Engine(settings)
+    service = Service(settings)
 
     async def healthz(request: Request):
-        return json_response(
-            {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(engine.episodes)}
-        )
+        return json_response(service.health())
 
     async def http_error(request: Request, exc: HTTPException):
         if exc.status_code == 405:
@@ -59,30 +54,25 @@ def build_app(settings: Settings | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app):
         _settle_memory()
-        sweeper = asyncio.create_task(_sweep_forever(engine))
-        runs_sweeper = asyncio.create_task(_sweep_runs_forever(runs_svc))
+        await service.start()
         try:
             async with mcp.run():
                 yield
         finally:
-            sweeper.cancel()
-            runs_sweeper.cancel()
+            await service.stop()
 
     routes = [Route("/healthz", healthz, methods=["GET"])]
     for area in AREAS:
-        routes += area.routes(engine, settings)
-    runs_svc = _RunsService(engine)
-    mcp = McpDoor(runs_svc)
-    routes += runs_control.routes(runs_svc, mcp)
+        routes += area.routes(service)
+    mcp = McpDoor(service)
+    routes += runs_control.routes(service, mcp)  # /v1 and the tools under tools_url
     routes.append(Route("/api/v1/episodes/{id}/mcp", EpisodeMcp(mcp)))
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: http_error, Exception: crashed},
         lifespan=lifespan,
     )
-    app.state.engine = engine
-    app.state.runs = runs_svc
-    app.state.settings = settings
+    app.state.service = service
     return app
 
 
@@ -99,28 +89,3 @@ def _settle_memory() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 1000)
-
-
-async def _sweep_forever(engine: Engine) -> None:
-    period = max(1.0, min(60.0, engine.settings.idle_timeout / 4))
-    while True:
-        await asyncio.sleep(period)
-        try:
-            engine.sweep()
-        except Exception:  # keep sweeping whatever one pass hit
-            log.exception("sweep failed")
-
-
-class _RunsService(RunOps):
-    def __init__(self, engine):
-        self.engine = engine
-        self.init_runs()
-
-
-async def _sweep_runs_forever(svc) -> None:
-    while True:
-        await asyncio.sleep(2.0)
-        try:
-            await svc.sweep_runs()
-        except Exception:
-            log.exception("run sweep failed")

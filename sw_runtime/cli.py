@@ -10,7 +10,7 @@ from . import __version__
 
 
 # Modules with a ``register(subparsers)`` function adding their commands.
-COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worlds.commands"]
+COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worldkit.commands"]
 
 
 def _serve(args) -> int:

@@ -5,22 +5,17 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.routing import Route
 
-from ..engine import faults
-from ..verify import vocabulary
 from .common import API, endpoint, json_response
 
 
-def routes(engine, settings) -> list:
-    checks_body = vocabulary.listing()
-    faults_body = {"fault_profiles": faults.listing()}
-
+def routes(service) -> list:
     @endpoint
     async def list_checks(request: Request):
-        return json_response(checks_body)
+        return json_response(service.checks())
 
     @endpoint
     async def list_fault_profiles(request: Request):
-        return json_response(faults_body)
+        return json_response(service.fault_profiles())
 
     return [
         Route(f"{API}/checks", list_checks, methods=["GET"]),

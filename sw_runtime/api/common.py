@@ -1,4 +1,5 @@
-"""What every route shares: JSON answers, the error envelope, body limits."""
+"""What every route shares: JSON answers, the error envelope, body limits,
+the ``Idempotency-Key`` header and the service's ``Reply``s."""
 
 from __future__ import annotations
 
@@ -10,10 +11,23 @@ from .. import errors
 
 API = "/api/v1"
 _JSON = "application/json"
+KEY_HEADER = "idempotency-key"
+REPLAYED = "Idempotent-Replayed"
 
 
 def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
     return Response(orjson.dumps(body), status_code=status, media_type=_JSON, headers=headers)
+
+
+def reply_response(reply) -> Response:
+    """A service ``Reply`` as HTTP: 201 when it created something, and
+    ``Idempotent-Replayed: true`` when it is a key's first answer again."""
+    return Response(reply.body, status_code=201 if reply.created else 200, media_type=_JSON,
+                    headers={REPLAYED: "true"} if reply.replayed else None)
+
+
+def idempotency_key(request: Request) -> str | None:
+    return request.headers.get(KEY_HEADER)
 
 
 def error_response(err: errors.ApiError) -> Response:

@@ -10,27 +10,22 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.routing import Route
 
-from .. import schemas
-from .common import API, endpoint, json_response, read_body
+from .common import API, endpoint, json_response, read_body, reply_response
 
 
-def routes(engine, settings) -> list:
-    limit = settings.max_body
-
+def routes(service) -> list:
     @endpoint
     async def take(request: Request):
-        schemas.decode(schemas.CreateSnapshot, await read_body(request, limit), empty_ok=True)
-        snap = engine.snapshots.take(engine.get(request.path_params["id"]))
-        return json_response(snap.describe(), 201)
+        body = await read_body(request, service.max_body)
+        return reply_response(service.take_snapshot(request.path_params["id"], body))
 
     @endpoint
     async def show(request: Request):
-        return json_response(engine.snapshots.get(request.path_params["id"]).describe())
+        return json_response(service.snapshot(request.path_params["id"]))
 
     @endpoint
     async def delete(request: Request):
-        snap = engine.snapshots.delete(request.path_params["id"])
-        return json_response({"snapshot_id": snap.id, "deleted": True})
+        return json_response(service.delete_snapshot(request.path_params["id"]))
 
     return [
         Route(f"{API}/episodes/{{id}}/snapshots", take, methods=["POST"]),

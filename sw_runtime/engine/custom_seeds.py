@@ -12,8 +12,8 @@ computed from what the state holds. A task that cannot find what it is about
 (coinpurse's cp-04 needs a pending electric bill) refuses with 400 and says
 why; free play (no ``task_id``) runs on any valid state.
 
-Everything here is synchronous and touches only the new state, so the HTTP
-layer runs ``prepare`` in a worker thread: parsing a 4 MiB state does not
+Everything here is synchronous and touches only the new state, so the
+service runs ``prepare`` and ``validate`` in a worker thread: parsing a 4 MiB state does not
 stall other requests.
 """
 
@@ -59,9 +59,9 @@ def invalid_state(world, issues: list) -> errors.InvalidRequest:
     )
 
 
-def resolve(engine, world, req, task) -> Start | None:
-    """Where a create request starts: its ``state``, its snapshot, or
-    ``None`` for the world's seeded state."""
+def resolve(world, req, task, snapshots) -> Start | None:
+    """Where a create request starts: its ``state``, its snapshot (one of
+    ``snapshots``), or ``None`` for the world's seeded state."""
     state, snapshot_id = getattr(req, "state", None), getattr(req, "snapshot_id", None)
     if state is not None and snapshot_id is not None:
         raise errors.InvalidRequest("give either state or snapshot_id, not both: each replaces the seeded state")
@@ -69,7 +69,7 @@ def resolve(engine, world, req, task) -> Start | None:
         return prepare(world, state, task, req.seed)
     if snapshot_id is None:
         return None
-    snap = engine.snapshots.get(snapshot_id)
+    snap = snapshots.get(snapshot_id)
     if snap.world is not world:
         raise errors.InvalidRequest(
             f"snapshot {snapshot_id} holds a {snap.world.name} state; start it under "
@@ -110,6 +110,25 @@ def set_up(world, task, start) -> tuple:
             ) from None
         start.setups[task.id] = got
     return got
+
+
+def validate(world, state, task_id: str | None = None) -> dict:
+    """What ``/seeds/validate`` answers: ``{valid, issues: [{path, message}]}``,
+    plus the ``digest`` the episode would start with when the state is valid.
+    With ``task_id``, also whether that task can be set up on it."""
+    issues = issues_of(world, state)
+    if issues:
+        return {"valid": False, "issues": issues}
+    start = prepare(world, state)
+    if task_id is not None:
+        task = world.tasks_by_id.get(task_id)
+        if task is None:
+            return {"valid": False, "issues": [{"path": "$.task_id", "message": f"no task {task_id!r} in {world.name}"}]}
+        try:
+            set_up(world, task, start)
+        except errors.InvalidRequest as e:
+            return {"valid": False, "issues": e.extra["issues"]}
+    return {"valid": True, "issues": [], "digest": start.digest}
 
 
 def start_name(start) -> str:

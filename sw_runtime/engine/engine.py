@@ -15,17 +15,16 @@ from datetime import datetime, timezone
 import msgspec
 import orjson
 
-from .. import errors
+from .. import errors, schemas
 from ..config import Settings
 from ..verify import custom
 from ..verify.evaluate import Facts
 from ..verify.judge import Judge
 from ..verify.score import baseline, evaluate
 from ..worlds import get_world
-from . import custom_seeds, faults
+from . import custom_seeds, faults, forks
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, Episode
-from .idempotency import IdempotencyKeys
 from .seeds import SeedCache
 from .signals import Signals
 from .snapshots import Snapshots
@@ -77,8 +76,6 @@ class Engine:
         self.users = LlmUsers()
         self.judge = Judge()
         self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard)
-        self.idempotency = IdempotencyKeys(self.settings.idempotency_ttl, self.settings.max_idempotency_keys,
-                                           self.settings.max_idempotency_bytes)
 
     # -- lookup --------------------------------------------------------------
 
@@ -135,7 +132,7 @@ class Engine:
                 f"unknown user_simulator {req.user_simulator!r}; use \"scripted\" (the default) or \"llm\""
             )
         if start is None:  # a custom state or a snapshot, else the seeded state
-            start = custom_seeds.resolve(self, world, req, task)
+            start = custom_seeds.resolve(world, req, task, self.snapshots)
         seed = start if start is not None else self.seeds.get(world, req.seed)
         setup, start_passes, checks = None, [], []
         if task is not None:
@@ -174,6 +171,52 @@ class Engine:
             ep.start_kind, ep.snapshot_id = start.kind, start.snapshot_id
         self.episodes[ep.id] = ep
         return ep
+
+    def create_many(self, items: list, view) -> list:
+        """Start one episode per item (a ``schemas.CreateItem`` as raw JSON), in
+        order. Each slot is ``view(episode)``, or ``{"ok": false, "error"}``."""
+        out = []
+        full = None
+        for raw in items:
+            try:
+                req = schemas.decode_item(schemas.CreateItem, raw)
+                if full is not None:
+                    # The server is at its episode cap: nothing later in this
+                    # request can free room, so don't sweep once per item.
+                    raise full
+                ep = self.create(req.environment, req)
+            except errors.RateLimited as e:
+                full = e
+                out.append({"ok": False, "error": e.slot()})
+            except errors.ApiError as e:
+                out.append({"ok": False, "error": e.slot()})
+            else:
+                out.append(view(ep))
+        return out
+
+    def fork(self, episode_id: str, n: int) -> tuple:
+        """``n`` forks of an open episode: ``(source, [forks])``."""
+        if type(n) is not int or not 1 <= n <= forks.MAX_FORKS:
+            raise errors.InvalidRequest(f"n is {n!r}; a fork makes 1 to {forks.MAX_FORKS} episodes at once")
+        src = self.get(episode_id)
+        if src.status != OPEN:
+            raise errors.EpisodeClosed(
+                f"episode {episode_id} was submitted; fork an open episode (or snapshot this one and start from it)"
+            )
+        limit = self.settings.max_episodes
+        if len(self.episodes) + n > limit:
+            self.sweep()
+            if len(self.episodes) + n > limit:
+                raise errors.RateLimited(
+                    f"{n} more episodes would pass this server's maximum of {limit} live episodes "
+                    f"({len(self.episodes)} live); submit finished episodes or retry later",
+                    retry_after=5,
+                )
+        src.touched = time.monotonic()
+        children = [forks.clone(src, self.new_episode_id(), inherited=True) for _ in range(n)]
+        for child in children:
+            self.episodes[child.id] = child
+        return src, children
 
     def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
         """One call, its arguments as a Python value; the answer as a dict."""

@@ -27,8 +27,7 @@ import time
 
 from sw_core_ext import Store
 
-from .. import errors
-from .episode import OPEN, Episode
+from .episode import Episode
 from .snapshots import _wall_now
 
 MAX_FORKS = 1024
@@ -107,32 +106,3 @@ def clone(src: Episode, new_id: str, *, inherited: bool) -> Episode:
             continue
         setattr(child, name, _copy(getattr(src, name), swap, deep=True))
     return child
-
-
-def fork(engine, episode_id: str, n: int) -> list:
-    """``n`` forks of an open episode, registered with ``engine``."""
-    if type(n) is not int or not 1 <= n <= MAX_FORKS:
-        raise errors.InvalidRequest(f"n is {n!r}; a fork makes 1 to {MAX_FORKS} episodes at once")
-    src = engine.get(episode_id)
-    if src.status != OPEN:
-        raise errors.EpisodeClosed(
-            f"episode {episode_id} was submitted; fork an open episode (or snapshot this one and start from it)"
-        )
-    _make_room(engine, n)
-    src.touched = time.monotonic()
-    children = [clone(src, engine.new_episode_id(), inherited=True) for _ in range(n)]
-    for child in children:
-        engine.episodes[child.id] = child
-    return children
-
-
-def _make_room(engine, n: int) -> None:
-    limit = engine.settings.max_episodes
-    if len(engine.episodes) + n > limit:
-        engine.sweep()
-        if len(engine.episodes) + n > limit:
-            raise errors.RateLimited(
-                f"{n} more episodes would pass this server's maximum of {limit} live episodes "
-                f"({len(engine.episodes)} live); submit finished episodes or retry later",
-                retry_after=5,
-            )

@@ -23,7 +23,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import __version__, errors
-from ..api.common import read_body
 
 _SCOPE_KEY = "sandworld.mcp"  # (episode id, token, provider prefix or None), set per request
 _INVALID = re.compile(r"[^A-Za-z0-9._-]")
@@ -72,12 +71,14 @@ class McpDoor:
         if scope.get("method") == "POST":
             # Read the message first: JSON the SDK cannot take (nested past any
             # sense) is a JSON-RPC parse error here, never a 500 there.
-            request = Request(scope, receive)
-            try:
-                body = await read_body(request, MAX_BODY)
-            except errors.ApiError as e:
-                await _parse_error(e.message, e.status)(scope, receive, send)
-                return
+            body, size = [], 0
+            async for chunk in Request(scope, receive).stream():
+                size += len(chunk)
+                if size > MAX_BODY:
+                    await _parse_error(f"the message is over {MAX_BODY} bytes", 413)(scope, receive, send)
+                    return
+                body.append(chunk)
+            body = b"".join(body)
             try:
                 orjson.loads(body)
             except (orjson.JSONDecodeError, RecursionError) as e:

@@ -16,10 +16,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import errors
-from ..api.common import read_body
-from ..engine.runs import TOKEN_PREFIX, wall
+from ..service.runs import TOKEN_PREFIX, wall
 from . import requests, shapes
-from .gateway import Gateway, bearer
+from .gateway import Gateway, bearer, read_body
 
 MAX_BODY = 1024 * 1024
 

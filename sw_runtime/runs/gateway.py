@@ -20,8 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import errors
-from ..api.common import read_body
-from ..engine.runs import episode_id_of
+from ..service.runs import episode_id_of
 from . import addresses, coerce, shapes
 from .providers import MCP_PATHS
 
@@ -132,6 +131,17 @@ class Gateway:
             args = {k: v for k, v in args.items() if k in props}
         answer = await self.svc.tool_call(episode_id, token, routed.tool, orjson.dumps(args), routed.address.surface)
         return _answer(answer, google, routed.tool)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The body, refusing more than ``limit`` bytes before reading them all."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise errors.PayloadTooLarge(f"the body is over {limit} bytes, the most this address takes")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _not_found(google: bool, message: str) -> Response:

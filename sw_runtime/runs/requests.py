@@ -14,7 +14,7 @@ import orjson
 from msgspec import Meta
 
 from .. import errors
-from ..service_runs import RunRequest
+from ..service.runs import RunRequest
 
 Key = Annotated[str, Meta(min_length=1, max_length=255)]
 MAX_METADATA = 4096

@@ -59,7 +59,7 @@ def test_sandworld_bench_reports_json():
 def test_locustfile_runs_headless(tmp_path):  # locust is a dev dependency: this runs in CI too
     with running_server() as url:
         host = url.removesuffix("/api/v1")
-        run("-m", "locust", "-f", BENCH / "locustfile.py", "--headless", "-u", "6", "-r", "6", "-t", "3s",
+        run("-m", "locust", "-f", BENCH / "locustfile.py", "--headless", "-u", "6", "-r", "6", "-t", "8s",
             "--host", host, "--csv", tmp_path / "smoke", "--only-summary", "--sw-batch-episodes", "20",
             "--sw-batch-size", "20", timeout=60)
     with open(tmp_path / "smoke_stats.csv", newline="") as f:

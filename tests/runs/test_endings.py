@@ -15,7 +15,7 @@ import pytest
 from sw_runtime import errors
 from sw_runtime.engine.engine import Engine
 from sw_runtime.engine.runs import RunBook
-from sw_runtime.service_runs import RunOps, RunRequest
+from sw_runtime.service.runs import RunOps, RunRequest
 
 
 class Clock:

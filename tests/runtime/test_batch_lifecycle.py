@@ -8,7 +8,7 @@ import httpx
 import msgspec
 
 from sw_runtime import schemas
-from sw_runtime.api.batch import create_many
+from sw_runtime.engine import views
 from sw_runtime.engine.engine import Engine
 from sw_runtime.worlds import get_world
 from tests.conftest import running_server
@@ -146,7 +146,7 @@ def test_a_group_generates_its_seed_and_task_setup_once(monkeypatch):
     object.__setattr__(task, "setup", counting_setup)  # Task is a frozen dataclass
     try:
         item = msgspec.Raw(b'{"environment": "coinpurse", "task_id": "cp-05", "seed": 777}')
-        res = create_many(Engine(), [item] * 64)
+        res = Engine().create_many([item] * 64, views.created)
     finally:
         object.__setattr__(task, "setup", setup)
     assert len({r["episode_id"] for r in res}) == 64

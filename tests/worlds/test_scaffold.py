@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import sw_runtime.worlds as worlds
-from sw_runtime.worlds.checker import check_world
+from sw_runtime.worldkit.checker import check_world
 from sw_runtime.worlds.scaffold import ScaffoldError, default_prefix, new_world
 
 

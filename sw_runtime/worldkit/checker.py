@@ -16,7 +16,7 @@ The idea of Gymnasium's ``env_checker``, for worlds. Four sections:
   allow (a task without one is marked "skipped" there); a do-nothing episode
   does not pass.
 
-``python -m sw_runtime.worlds.checker NAME`` prints the fingerprints the
+``python -m sw_runtime.worldkit.checker NAME`` prints the fingerprints the
 determinism section compares (used by the two subprocesses).
 """
 
@@ -229,10 +229,10 @@ def _other_processes(name: str, seeds) -> list:
     """The fingerprints from two fresh interpreters with different hash seeds
     (run side by side). They import the world's package directly and see this
     process's ``sys.path``, so a world that is not in ``PACKAGES`` yet works."""
-    from . import PACKAGES
+    from ..worlds import PACKAGES
 
     arg = ",".join(str(s) for s in seeds)
-    cmd = [sys.executable, "-m", "sw_runtime.worlds.checker", name, "--seeds", arg]
+    cmd = [sys.executable, "-m", "sw_runtime.worldkit.checker", name, "--seeds", arg]
     if name in PACKAGES:
         cmd += ["--module", PACKAGES[name]]
     procs = []
@@ -385,7 +385,7 @@ def check_world(name: str, seeds=DEFAULT_SEEDS, *, determinism_seeds=DETERMINISM
     ``progress(done, total, what)`` is called as the work advances (the tasks
     section counts one per task and seed)."""
     from ..engine.engine import Engine
-    from . import get_world
+    from ..worlds import get_world
 
     world = get_world(name)
     seeds = list(seeds)
@@ -430,7 +430,7 @@ def check_world(name: str, seeds=DEFAULT_SEEDS, *, determinism_seeds=DETERMINISM
 def main(argv=None) -> int:
     import argparse
 
-    from . import get_world
+    from ..worlds import get_world
 
     p = argparse.ArgumentParser(description="Print a world's seed digests and task-setup fingerprints as JSON.")
     p.add_argument("world")

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from . import errors, schemas
-from .engine.engine import Engine
-from .engine.runs import Run, RunBook, RunOptions
-from .worlds import get_world, registry
+from .. import errors, schemas
+from ..engine.engine import Engine
+from ..engine.runs import TOKEN_PREFIX, Run, RunBook, RunOptions, episode_id_of, wall
+from ..worlds import get_world, registry
+
+__all__ = ["TOKEN_PREFIX", "RunOps", "RunRequest", "episode_id_of", "wall"]  # what doors may use
 
 log = logging.getLogger("sandworld.runs")
 _GRACE = 120  # seconds
@@ -148,10 +150,11 @@ class RunOps:
 
     # -- tool calls (any door) -----------------------------------------------
 
-    def episode_token(self, episode_id: str) -> str:
-        """The tools token of an episode (``/api/v1``), made on first ask."""
-        self.engine.get(episode_id)
-        return self.book.issue(episode_id)
+    def tools_links(self, episode_id: str) -> dict:
+        """What an ``/api/v1`` create adds: the episode's tools token and its
+        tools addresses (the real APIs' paths and MCP)."""
+        base = f"/api/v1/episodes/{episode_id}"
+        return {"tools_token": self.book.issue(episode_id), "tools_url": f"{base}/tools", "mcp_url": f"{base}/mcp"}
 
     def authorize(self, episode_id: str, token: str | None):
         """The episode behind a tools address, if ``token`` opens it; else 401."""

@@ -16,7 +16,7 @@ import pytest
 import sw_runtime.worlds as worlds
 from sw_runtime.verify import checks as C
 from sw_runtime.worlds import registry
-from sw_runtime.worlds.checker import check_world, schema_problems, tool_problems
+from sw_runtime.worldkit.checker import check_world, schema_problems, tool_problems
 from sw_runtime.worlds.dummy import WORLD as DUMMY
 from sw_runtime.worlds.task import Setup, Task
 from sw_runtime.worlds.tool import Tool, json_schema

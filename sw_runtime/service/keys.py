@@ -1,4 +1,4 @@
-"""Idempotency keys: a retried request runs once, its answer replayed.
+"""Idempotency keys: a retried operation runs once, its answer replayed.
 
 The rules (reference 002's): the first request with a key runs and binds the
 key to its request fingerprint and, once it succeeds, to its answer; a later
@@ -8,32 +8,22 @@ same key while the first request still runs is 409
 ``idempotency_in_progress``. A request that fails (any non-2xx answer, or an
 exception) releases its key, so a corrected retry can run.
 
-Keys are scoped (one scope per route): the same key on episode create and on
-fork names two different operations. Keys are kept ``ttl`` seconds after
+Keys are scoped (one scope per operation): the same key on episode create and
+on fork names two different operations. Keys are kept ``ttl`` seconds after
 first use (24 h by default), at most ``capacity`` of them, and their kept
 answers take at most ``max_bytes``: past either bound the oldest finished
 keys are forgotten first (a forgotten key runs again if it is retried).
 
-Nothing here knows about HTTP: answers are opaque ``Stored`` values.
-``sw_runtime.api.idempotency`` applies this to routes.
+Nothing here knows about HTTP: answers are opaque values with a ``body``
+(the service keeps its ``Reply``s). ``sw_runtime.service.Service`` applies
+this to every operation that takes a key, whatever door it came through.
 """
 
 from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
-
 from .. import errors
-
-
-@dataclass(frozen=True)
-class Stored:
-    """A finished request's answer, as it will be replayed."""
-
-    status: int
-    body: bytes
-    media_type: str | None
 
 
 class _Entry:
@@ -43,7 +33,7 @@ class _Entry:
         self.fingerprint = fingerprint
         self.canonical = canonical
         self.expires = expires
-        self.answer: Stored | None = None  # None while the first request runs
+        self.answer = None  # None while the first request runs
 
 
 class IdempotencyKeys:
@@ -59,10 +49,10 @@ class IdempotencyKeys:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def begin(self, scope: str, key: str, fingerprint: str, canonical=None) -> Stored | None:
+    def begin(self, scope: str, key: str, fingerprint: str, canonical=None) -> object | None:
         """``None``: the caller runs the request (``canonical_is`` may add its
         canonical fingerprint meanwhile), then calls ``finish`` or ``release``.
-        A ``Stored``: replay it. Raises the two 409s.
+        An answer: replay it. Raises the two 409s.
 
         ``fingerprint`` identifies the request's exact bytes; ``canonical()``,
         when given, a form that equal requests share (JSON with sorted keys).
@@ -98,7 +88,7 @@ class IdempotencyKeys:
         if entry is not None:
             entry.canonical = canonical
 
-    def finish(self, scope: str, key: str, answer: Stored) -> None:
+    def finish(self, scope: str, key: str, answer) -> None:
         entry = self._entries.get((scope, key))
         if entry is not None:
             entry.answer = answer

@@ -32,7 +32,7 @@ def register(sub) -> None:
 
 
 def _new_world(args) -> int:
-    from .scaffold import ScaffoldError, new_world
+    from ..worlds.scaffold import ScaffoldError, new_world
 
     try:
         made = new_world(args.name, args.dir, prefix=args.prefix, title=args.title)
@@ -54,7 +54,7 @@ def _check_world(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from . import PACKAGES, registry
+    from ..worlds import PACKAGES, registry
     from .checker import check_world
 
     console = Console()

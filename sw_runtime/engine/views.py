@@ -1,0 +1,100 @@
+"""What the engine answers about an episode, as plain dicts: the body of a
+create, of a fork, of a read, and the state dump. Every door encodes these
+the same way, so a route never assembles an answer itself."""
+
+from __future__ import annotations
+
+from sw_core_ext import Store
+
+from .. import errors
+
+API = "/api/v1"
+
+
+def _next(ep) -> dict:
+    base = f"{API}/episodes/{ep.id}"
+    return {"step": f"{base}/step", "submit": f"{base}/submit"}
+
+
+def created(ep) -> dict:
+    """What creating an episode answers (the reference's fields, plus ours)."""
+    policy = ep.world.policy
+    if ep.task is not None and ep.task.policy:
+        policy = f"{policy}\n\n{ep.task.policy}"
+    return {
+        "episode_id": ep.id,
+        "environment": ep.world.name,
+        "environment_version": ep.world.version,
+        "task_id": ep.task.id if ep.task else None,
+        "seed": ep.seed,
+        "agent_name": ep.agent_name,
+        "instruction": ep.setup.instruction if ep.setup else None,
+        "policy": policy,
+        "tools": ep.tool_definitions(),
+        "step_limit": ep.step_limit,
+        "step_budget": ep.task.step_budget if ep.task else None,
+        "signals": ep.signals,
+        "fault_profile": ep.fault_profile,
+        "user_simulator": ep.user.kind if ep.user is not None else None,
+        "training": ep.training,
+        "checks": [{"id": c.id, "kind": c.__struct_config__.tag, "label": c.label, "source": c.source}
+                   for c in ep.checks if c.source == "custom"],
+        "seed_digest": ep.seed_digest,
+        "now": ep.clock[0],
+        "next": _next(ep),
+    }
+
+
+def forked(ep) -> dict:
+    """One fork, as a fork answers it. Its tools, policy and instruction are
+    the source's: the client already has them."""
+    return {
+        "episode_id": ep.id,
+        "forked_from": ep.forked_from,
+        "steps": ep.steps,
+        "digest": ep.digest,
+        "now": ep.clock[ep.steps],
+        "next": _next(ep),
+    }
+
+
+def fork_group(src, children: list) -> dict:
+    """A fork's whole answer: the source as it stood, and each branch."""
+    return {
+        "forked_from": src.id,
+        "steps": src.steps,
+        "digest": src.digest,
+        "episodes": [forked(c) for c in children],
+    }
+
+
+def full(ep) -> dict:
+    """An episode read back: its summary, its whole trace and its evaluation."""
+    body = ep.summary()
+    body["trace"] = ep.trace.entries()
+    body["evaluation"] = ep.evaluation
+    return body
+
+
+def state(ep, collections: list | None = None) -> dict:
+    """The state dump that ``sandworld digest`` reads as is. With
+    ``collections``, only those (``digest`` stays the whole state's, and
+    ``collections_digest`` is the digest of what was returned)."""
+    store = ep.store
+    names = store.collections
+    if collections is not None:
+        wanted = [n.strip() for n in collections if n.strip()]
+        unknown = [n for n in wanted if not store.has_collection(n)]
+        if not wanted or unknown:
+            raise errors.InvalidRequest(
+                f"collections={','.join(collections)!r} names "
+                f"{'no collection' if not wanted else 'unknown ' + ', '.join(unknown)}; "
+                f"{ep.world.name}'s collections are {', '.join(names)}"
+            )
+        names = list(dict.fromkeys(wanted))
+    dump = store.to_dict(names)
+    body = {"episode_id": ep.id, "environment": ep.world.name, "steps": ep.steps, "digest": ep.digest,
+            "collections": dump}
+    if collections is not None:
+        body["collections_digest"] = Store(dump).digest()
+    return body

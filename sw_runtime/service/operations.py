@@ -1,0 +1,269 @@
+"""``Service``: every operation a door can ask for, transport-free.
+
+Bodies come in as the request's JSON bytes and are decoded here, once, into
+``sw_runtime.schemas`` structs; answers go out as ``Reply``s (or, on the hot
+path, bare JSON bytes; reads answer dicts). Errors are ``ApiError``s, which
+each door turns into its own envelope.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import msgspec
+import orjson
+from sw_core_ext import IMPLEMENTATION
+
+from .. import __version__, errors, schemas
+from ..config import Settings
+from ..engine import custom_seeds, faults, views
+from ..engine.engine import Engine
+from ..engine.users import ASK_USER
+from ..verify import vocabulary
+from ..worlds import get_world, registry
+from .idempotent import run_keyed
+from .keys import IdempotencyKeys
+from .reply import Reply
+from .runs import RunOps
+from .sweeper import sweep_forever, sweep_runs_forever
+
+_dumps = orjson.dumps
+_batch_decode = msgspec.json.Decoder(schemas.Batch).decode
+_call_decoder = msgspec.json.Decoder(schemas.Call)
+
+
+class Service(RunOps):
+    """The one way in to one server's engine (the runs of reference 001 and
+    tool calls by token are ``RunOps``, in ``runs.py``)."""
+
+    def __init__(self, settings: Settings | None = None):
+        self.settings = settings = settings or Settings.from_env()
+        self.engine = Engine(settings)
+        self.keys = IdempotencyKeys(settings.idempotency_ttl, settings.max_idempotency_keys,
+                                    settings.max_idempotency_bytes)
+        # What a door may read before it hands a body over: the most it takes.
+        self.max_body = settings.max_body
+        self.max_seed_body = min(settings.max_seed_body, settings.max_body)  # bodies that may hold a state
+        self._checks_body = vocabulary.listing()
+        self._faults_body = {"fault_profiles": faults.listing()}
+        self._sweeper: asyncio.Task | None = None
+        self._runs_sweeper: asyncio.Task | None = None
+        self.init_runs()
+
+    # -- running ---------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start background work: the sweep of idle episodes."""
+        if self._sweeper is None:
+            self._sweeper = asyncio.create_task(sweep_forever(self.engine))
+            self._runs_sweeper = asyncio.create_task(sweep_runs_forever(self))
+
+    async def stop(self) -> None:
+        for task in (self._sweeper, self._runs_sweeper):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._sweeper = self._runs_sweeper = None
+
+    def health(self) -> dict:
+        return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(self.engine.episodes)}
+
+    # -- the catalogue -----------------------------------------------------------
+
+    def environments(self) -> dict:
+        return {"environments": [w.describe(full=False) for w in registry().values()]}
+
+    def environment(self, name: str) -> dict:
+        return get_world(name).describe()
+
+    def checks(self) -> dict:
+        return self._checks_body
+
+    def fault_profiles(self) -> dict:
+        return self._faults_body
+
+    # -- the episode lifecycle ---------------------------------------------------
+
+    async def create(self, environment: str, body: bytes, key: str | None = None) -> Reply:
+        async def run():
+            req = schemas.decode(schemas.CreateEpisode, body, empty_ok=True)
+            start = await self._prepared_start(environment, req)
+            ep = self.engine.create(environment, req, start)
+            return Reply(_dumps(self._created(ep)), created=True)
+
+        return await run_keyed(self.keys, "episodes.create", key, environment, body, run)
+
+    async def create_many(self, body: bytes, key: str | None = None) -> Reply:
+        async def run():
+            items = self._items(schemas.BatchCreate, body)
+            return Reply(_dumps({"results": self.engine.create_many(items, self._created)}))
+
+        return await run_keyed(self.keys, "batch.create", key, "", body, run)
+
+    async def step(self, episode_id: str, body: bytes) -> bytes:
+        """One call: the step's answer as JSON."""
+        req = schemas.decode(schemas.Step, body)
+        args_json = bytes(req.arguments)
+        if req.tool == ASK_USER and not req.dry_run:
+            await self._prepare_user(episode_id, _lenient(args_json))
+        return self.engine.step_json(episode_id, req.tool, args_json, req.dry_run)
+
+    async def batch(self, body: bytes) -> bytes:
+        """Many calls to many episodes: ``{"results": [...]}`` as JSON, in call order."""
+        try:
+            calls = _batch_decode(body).calls  # the whole batch in one typed pass
+        except (msgspec.DecodeError, RecursionError):
+            # Something is off: decode call by call, so a malformed call
+            # fails only its own slot (and bad JSON is still invalid_json).
+            calls = [_decode_call(raw) for raw in schemas.decode(schemas.LooseBatch, body).calls]
+        if len(calls) > self.settings.max_batch:
+            raise errors.InvalidRequest(
+                f"{len(calls)} calls in one batch; at most {self.settings.max_batch}: split it")
+        for c in calls:
+            if not isinstance(c, errors.ApiError) and c.tool == ASK_USER:
+                calls = await self._prepare_users(calls)
+                break
+        return self.engine.batch_json(calls)
+
+    async def submit(self, episode_id: str, body: bytes, key: str | None = None) -> Reply:
+        async def run():
+            req = schemas.decode(schemas.Submit, body, empty_ok=True)
+            return Reply(_dumps(await self._submit(episode_id, req.output)))
+
+        return await run_keyed(self.keys, "episodes.submit", key, episode_id, body, run)
+
+    async def submit_many(self, body: bytes, key: str | None = None) -> Reply:
+        async def run():
+            out = []
+            for raw in self._items(schemas.BatchSubmit, body):
+                episode_id = None
+                try:
+                    req = schemas.decode_item(schemas.SubmitItem, raw)
+                    episode_id = req.episode_id
+                    out.append(await self._submit(episode_id, req.output))
+                except errors.ApiError as e:
+                    out.append({"episode_id": episode_id, "ok": False, "error": e.slot()})
+            return Reply(_dumps({"results": out}))
+
+        return await run_keyed(self.keys, "batch.submit", key, "", body, run)
+
+    async def fork(self, episode_id: str, body: bytes, key: str | None = None) -> Reply:
+        async def run():
+            req = schemas.decode(schemas.Fork, body, empty_ok=True)
+            src, children = self.engine.fork(episode_id, req.n)
+            return Reply(_dumps(views.fork_group(src, children)), created=True)
+
+        return await run_keyed(self.keys, "episodes.fork", key, episode_id, body, run)
+
+    # -- reading -------------------------------------------------------------------
+
+    def episode(self, episode_id: str) -> dict:
+        return views.full(self.engine.get(episode_id))
+
+    def state(self, episode_id: str, collections: list | None = None) -> dict:
+        return views.state(self.engine.get(episode_id), collections)
+
+    # -- snapshots -----------------------------------------------------------------
+
+    def take_snapshot(self, episode_id: str, body: bytes = b"") -> Reply:
+        schemas.decode(schemas.CreateSnapshot, body, empty_ok=True)
+        snap = self.engine.snapshots.take(self.engine.get(episode_id))
+        return Reply(_dumps(snap.describe()), created=True)
+
+    def snapshot(self, snapshot_id: str) -> dict:
+        return self.engine.snapshots.get(snapshot_id).describe()
+
+    def delete_snapshot(self, snapshot_id: str) -> dict:
+        snap = self.engine.snapshots.delete(snapshot_id)
+        return {"snapshot_id": snap.id, "deleted": True}
+
+    # -- custom seeds --------------------------------------------------------------
+
+    async def validate_seed(self, environment: str, body: bytes) -> dict:
+        """Check a custom state (and a task on it) without starting anything.
+        Parsing a large state takes real time: it runs off the event loop."""
+        world = get_world(environment)
+        req = schemas.decode(schemas.ValidateSeed, body)
+        return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id)
+
+    # -- helpers -----------------------------------------------------------------
+
+    def _created(self, ep) -> dict:
+        body = views.created(ep)
+        body.update(self.tools_links(ep.id))
+        return body
+
+    def _items(self, kind, body: bytes) -> list:
+        req = schemas.decode(kind, body)
+        most = self.settings.max_batch_episodes
+        if len(req.episodes) > most:
+            raise errors.InvalidRequest(
+                f"{len(req.episodes)} episodes in one request; at most {most} (SW_MAX_BATCH_EPISODES): split it"
+            )
+        return req.episodes
+
+    async def _prepared_start(self, environment: str, req):
+        """A create request's custom state, validated and built off the event
+        loop (``None`` when it has none: the engine takes it from there)."""
+        if req.state is None or req.snapshot_id is not None:
+            return None
+        world = get_world(environment)
+        task = world.tasks_by_id.get(req.task_id) if req.task_id is not None else None
+        return await asyncio.to_thread(custom_seeds.prepare, world, req.state, task, req.seed)
+
+    async def _submit(self, episode_id: str, output: str) -> dict:
+        engine = self.engine
+        ep = engine.get(episode_id)
+        # A closed episode is refused by the engine without asking a judge.
+        verdicts = await engine.judge.decide(ep, output) if ep.status == "open" else None
+        return engine.submit(episode_id, output, verdicts)
+
+    async def _prepare_user(self, episode_id: str, arguments, pending: list | None = None) -> None:
+        """Fetch an llm user's reply before the engine runs the ask_user call."""
+        engine = self.engine
+        ep = engine.episodes.get(episode_id)
+        if ep is not None and ep.user is not None and ep.user.kind == "llm" and ep.status == "open":
+            await engine.users.prepare(ep, arguments, pending)
+
+    async def _prepare_users(self, calls: list) -> list:
+        """Fetch llm users' replies for a batch's ask_user calls, in call order;
+        a call whose reply cannot be had fails in its own slot."""
+        pending: dict = {}
+        out = []
+        for call in calls:
+            if not isinstance(call, errors.ApiError) and call.tool == ASK_USER and not call.dry_run:
+                asked = pending.setdefault(call.episode_id, [])
+                arguments = _lenient(bytes(call.arguments))
+                try:
+                    await self._prepare_user(call.episode_id, arguments, asked)
+                except errors.ApiError as e:
+                    e.extra.setdefault("episode_id", call.episode_id)
+                    out.append(e)
+                    continue
+                question = arguments.get("question") if isinstance(arguments, dict) else None
+                if isinstance(question, str):
+                    asked.append(question)
+            out.append(call)
+        return out
+
+
+def _lenient(args_json: bytes):
+    """Arguments as a value, or None when they are not JSON (the engine then
+    answers invalid_arguments in the call's own slot)."""
+    try:
+        return msgspec.json.decode(args_json)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _decode_call(raw):
+    try:
+        return _call_decoder.decode(raw)
+    except RecursionError:
+        return errors.InvalidJson("a call nests too deeply; flatten it")
+    except msgspec.ValidationError as e:
+        return errors.InvalidRequest(schemas.explain(e))
+    except msgspec.DecodeError as e:  # cannot happen inside valid JSON, but say so if it does
+        return errors.InvalidJson(f"a call is not valid JSON: {e}")
