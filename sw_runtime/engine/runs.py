@@ -137,11 +137,11 @@ class Run:
 
     def trace(self) -> list:
         """The episode's trace, each entry with the surface it came through."""
-        out = ep_entries = self.ep.trace.entries()
-        for e in ep_entries:
+        entries = self.ep.trace.entries()
+        for e in entries:
             i = e["seq"] - 1
             e["surface"] = self.surfaces[i] if i < len(self.surfaces) else "step"
-        return out
+        return entries
 
 
 def _now() -> datetime:
@@ -161,7 +161,7 @@ class RunBook:
         self.max_runs = max_runs  # past it, the oldest ended runs are forgotten
         self._secret = secrets.token_bytes(32)
         self.runs: dict = {}  # episode id -> Run
-        self.create_keys: dict = {}  # idempotency_key -> (canonical body, run id)
+        self.create_keys: dict = {}  # idempotency_key -> (sha256 of the canonical body, run id)
 
     # -- tokens --------------------------------------------------------------
 

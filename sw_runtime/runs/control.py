@@ -78,7 +78,7 @@ def routes(svc, mcp=None) -> list:
 
     def run_body(request: Request, run, token: bool = False) -> dict:
         f = run.facts()
-        return shapes.run(f, svc.environment_facts(f["environment"])["world"], _base(request), token)
+        return shapes.run(f, svc.world(f["environment"]), _base(request), token)
 
     @_endpoint
     async def list_environments(request: Request):

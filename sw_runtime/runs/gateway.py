@@ -130,7 +130,7 @@ class Gateway:
             props = schema.get("properties", {})
             args = {k: v for k, v in args.items() if k in props}
         answer = await self.svc.tool_call(episode_id, token, routed.tool, orjson.dumps(args), routed.address.surface)
-        return _answer(answer, google, routed.tool)
+        return _answer(answer, google)
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -151,7 +151,7 @@ def _not_found(google: bool, message: str) -> Response:
     return _json({"ok": False, "error": "unknown_method"}, 404)
 
 
-def _answer(answer: dict, google: bool, tool: str) -> Response:
+def _answer(answer: dict, google: bool) -> Response:
     """A step's answer in the real API's shape."""
     if answer.get("ok"):
         return _json(answer["result"])

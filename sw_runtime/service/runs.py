@@ -9,6 +9,7 @@ values below and encode what comes back.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass, field
 
@@ -77,6 +78,10 @@ class RunOps:
         tasks = [(t, self.engine.seeds.setup(world, t, seed)[0]) for t in world.tasks]
         return {"world": world, "seed_digest": seed.digest, "tasks": tasks}
 
+    def world(self, name: str):
+        """A world by name (its title, tools and version, for a door to show)."""
+        return get_world(name)
+
     def environment_names(self) -> list:
         return sorted(registry())
 
@@ -85,10 +90,11 @@ class RunOps:
     async def create_run(self, req: RunRequest) -> Run:
         """Start a run; the same ``idempotency_key`` with the same request answers the first run."""
         key = req.idempotency_key
+        fingerprint = hashlib.sha256(req.canonical).digest()
         if key is not None:
             seen = self.book.create_keys.get(key)
             if seen is not None:
-                if seen[0] != req.canonical:
+                if seen[0] != fingerprint:
                     raise errors.IdempotencyConflict("this idempotency_key was used with a different request body")
                 return self.book.get(seen[1])
         world = get_world(req.environment)
@@ -110,7 +116,7 @@ class RunOps:
             timeout_seconds=req.timeout_seconds, agent_name=req.agent_name, agent_revision=req.agent_revision,
             metadata=req.metadata, task_text=text))
         if key is not None:
-            self.book.create_keys[key] = (req.canonical, run.id)
+            self.book.create_keys[key] = (fingerprint, run.id)
         return run
 
     async def read_run(self, run_id: str) -> Run:
