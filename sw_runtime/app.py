@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from . import errors
-from .api import batch, catalog, episodes, forks, seeds, snapshots, state
+from .api import batch, catalog, cluster, episodes, forks, seeds, snapshots, state
 from .api.common import error_response, json_response
 from .config import Settings
 from .mcp.server import EpisodeMcp, McpDoor
@@ -28,7 +28,7 @@ from .worlds import registry
 
 log = logging.getLogger("sandworld.app")
 
-AREAS = (episodes, batch, catalog, forks, snapshots, state, seeds)
+AREAS = (episodes, batch, catalog, forks, snapshots, state, seeds, cluster)
 
 
 def build_app(settings: Settings | None = None) -> Starlette:

@@ -24,6 +24,8 @@ def _serve(args) -> int:
     settings = Settings.from_env(
         idle_timeout=args.idle_timeout, max_body=args.max_body, step_limit=args.step_limit, shard=args.shard
     )
+    if args.replicas is not None or args.address is not None:
+        return _serve_cluster(args, settings)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     import sw_core_ext
 
@@ -46,6 +48,25 @@ def _serve(args) -> int:
         timeout_keep_alive=30,
     )
     return 0
+
+
+def _serve_cluster(args, settings) -> int:
+    if args.replicas is None:
+        print("sandworld serve: --address joins a Ray cluster to run shards on; say how many with --replicas N",
+              file=sys.stderr)
+        return 2
+    if args.replicas < 1:
+        print("sandworld serve: --replicas must be 1 or more", file=sys.stderr)
+        return 2
+    if args.shard is not None:
+        print("sandworld serve: --shard numbers a lone server; with --replicas the shards are numbered "
+              "0..N-1 for you", file=sys.stderr)
+        return 2
+    from .app import build_app
+    from .cluster.serve import serve_cluster
+
+    return serve_cluster(args.replicas, build_app, host=args.host, port=args.port, address=args.address, settings=settings,
+                         name=args.name, log_level=args.log_level)
 
 
 def _digest(args) -> int:
@@ -98,6 +119,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--step-limit", type=int, default=None, metavar="N",
                    help="steps allowed per episode (default: 200, or SW_STEP_LIMIT)")
     s.add_argument("--shard", type=int, default=None, help="this server's shard number in a cluster (default: 0)")
+    s.add_argument("--replicas", type=int, default=None, metavar="N",
+                   help="serve N shards as Ray actors on ports PORT..PORT+N-1 (needs Ray: "
+                        "pip install 'sandworld-runtime[cluster]'); see docs/CLUSTER.md")
+    s.add_argument("--address", default=None, metavar="RAY_ADDRESS",
+                   help="with --replicas: join this Ray cluster (auto, or ray://HOST:10001) instead of "
+                        "starting an embedded one")
+    s.add_argument("--name", default="sandworld",
+                   help="with --replicas: the cluster's name; its Ray actors are NAME-shard-0… "
+                        "(sandworld.ray.RayShards(NAME) finds them; default: %(default)s)")
     s.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                    help="log level (default: %(default)s)")
     s.add_argument("--access-log", action="store_true", help="log every request")

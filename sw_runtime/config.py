@@ -27,6 +27,7 @@ class Settings:
     max_batch_episodes: int = 4096  # episodes per /batch/episodes or /batch/submit request
     seed_cache: int = 4096  # seeded start states kept in memory
     shard: int = 0  # which server of a cluster this is; part of every episode id
+    peers: str = ""  # the API URLs of every shard of the cluster, in shard order, comma-separated (GET /cluster)
     max_snapshots: int = 10_000  # snapshots kept per server; past it, taking one answers 429
     max_seed_body: int = 4 * 1024 * 1024  # bytes per body on the routes that take a custom state
     idempotency_ttl: float = 86400.0  # seconds an Idempotency-Key is remembered

@@ -7,7 +7,6 @@ bounded. Nothing here knows about HTTP; errors are ``ApiError``s.
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from collections import OrderedDict
 from datetime import datetime, timezone
@@ -25,6 +24,7 @@ from ..worlds import get_world
 from . import custom_seeds, faults, forks
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, Episode
+from .ids import Minter
 from .seeds import SeedCache
 from .signals import Signals
 from .snapshots import Snapshots
@@ -72,10 +72,10 @@ class Engine:
         self.seeds = SeedCache(self.settings.seed_cache)
         self._clocks: dict = {}
         self._evicted: OrderedDict = OrderedDict()
-        self._prefix = f"ep_{self.settings.shard:02d}"
+        self.ids = Minter(self.settings.shard)
         self.users = LlmUsers()
         self.judge = Judge()
-        self.snapshots = Snapshots(self.settings.max_snapshots, self.settings.shard)
+        self.snapshots = Snapshots(self.settings.max_snapshots, self.ids)
 
     # -- lookup --------------------------------------------------------------
 
@@ -85,11 +85,14 @@ class Engine:
             why = self._evicted.get(episode_id)
             if why is not None:
                 raise errors.NotFound(f"episode {episode_id} was evicted ({why}); start a new one")
+            why = self.ids.why_missing(episode_id)
+            if why is not None:
+                raise errors.NotFound(f"no episode {episode_id} here: {why}")
             raise errors.NotFound(f"no episode {episode_id!r}")
         return ep
 
     def new_episode_id(self) -> str:
-        return self._prefix + secrets.token_hex(10)
+        return self.ids.episode()
 
     def _clock(self, world) -> list:
         key = (world.name, world.version)
@@ -142,7 +145,7 @@ class Engine:
             checks = custom.parse(req.checks or [], world, checks, req.replace_template_checks)
             start_passes = baseline(checks, seed.store)
         ep = Episode(
-            id=self._prefix + secrets.token_hex(10),
+            id=self.ids.episode(),
             world=world,
             task=task,
             seed=req.seed,

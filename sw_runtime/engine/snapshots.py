@@ -13,11 +13,11 @@ until some are deleted.
 
 from __future__ import annotations
 
-import secrets
 from datetime import datetime, timezone
 
 from .. import errors
 from .custom_seeds import Start
+from .ids import Minter
 
 
 def _wall_now() -> str:
@@ -57,10 +57,10 @@ class Snapshot:
 class Snapshots:
     """Every snapshot of one server, by id."""
 
-    def __init__(self, limit: int, shard: int = 0):
+    def __init__(self, limit: int, ids: Minter | None = None):
         self.limit = limit
         self._items: dict = {}
-        self._prefix = f"snap_{shard:02d}"
+        self.ids = ids or Minter(0)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -73,7 +73,7 @@ class Snapshots:
                 "(DELETE /api/v1/snapshots/{id}) and retry",
                 retry_after=60,
             )
-        sid = self._prefix + secrets.token_hex(10)
+        sid = self.ids.snapshot()
         store = ep.store.fork()
         snap = Snapshot(
             id=sid,
@@ -90,6 +90,9 @@ class Snapshots:
     def get(self, snapshot_id: str) -> Snapshot:
         snap = self._items.get(snapshot_id)
         if snap is None:
+            why = self.ids.why_missing(snapshot_id)
+            if why is not None:
+                raise errors.NotFound(f"no snapshot {snapshot_id} here: {why}")
             raise errors.NotFound(f"no snapshot {snapshot_id!r} (deleted, or never taken on this server)")
         return snap
 

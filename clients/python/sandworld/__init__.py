@@ -6,6 +6,7 @@
 - ``sandworld.gym``: a Gymnasium-style wrapper; ``sandworld.tools``: tool schemas for model APIs;
 - ``sandworld.errors``: the typed errors (``SandworldError`` is the root);
 - ``sandworld.evaluation``: the benchmark runner behind ``sandworld eval``.
+- ``sandworld.ray``: the shards of a cluster called as Ray actors, without HTTP (needs Ray).
 
 The server URL comes from ``base_url`` or ``$SANDWORLD_API_URL`` (default
 ``http://127.0.0.1:8787/api/v1``). See docs/CLIENT.md.

@@ -13,15 +13,17 @@ So the two clients cannot drift apart.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterable
 
 import httpx
 
 from . import errors
 from .records import Evaluation, Observation, Record, StepResult
+from .routing import Servers
 from .transport import (
-    DEFAULT_TIMEOUT, AsyncLanes, AsyncTransport, Call, Retry, Servers, SyncLanes, SyncTransport, base_headers,
-    lane_options, new_key, pool_size, resolve_urls,
+    DEFAULT_TIMEOUT, AsyncLanes, AsyncTransport, Call, Retry, SyncLanes, SyncTransport, base_headers, lane_options,
+    new_key, pool_size, resolve_urls,
 )
 
 BATCH_CALLS = 10_000  # calls per /batch request; bigger batches are split, in order
@@ -79,30 +81,51 @@ def _chunks(items: list, size: int) -> list:
 class _Routes:
     """Every route as a generator of requests (see the module docstring)."""
 
-    def __init__(self, base_url=None, *, retry: Retry | None = None):
-        self.servers = Servers(resolve_urls(base_url))
+    def __init__(self, base_url=None, *, retry: Retry | None = None, spread: str = "round_robin"):
+        self.servers = Servers(resolve_urls(base_url), spread)
         self.retry = retry or Retry()
         self._missing: set = set()  # (url, route) the server answered 404 for: older servers
 
     @property
     def urls(self) -> list:
+        """The servers new episodes go to: the shards of the cluster, once known."""
         return self.servers.urls
 
     def _url(self, episode_id: str, url: str | None) -> str:
         return url or self.servers.for_episode(episode_id)
 
+    def _cluster(self):
+        """Read ``GET /cluster`` of the URL given, once, before the client's
+        first request (see ``routing``). The drivers run it, one at a time."""
+        if self.servers.discovered:
+            return
+        try:
+            # One try: a server that is down fails the request that follows
+            # with its own retries and its own message.
+            answer = yield Call("GET", self.servers.given[0], "/cluster", attempts=1)
+        except errors.NotFound:
+            self.servers.alone()
+        except errors.SandworldError:
+            return  # ask again next time
+        else:
+            self.servers.adopt(answer.body)
+
+    def shards(self) -> dict:
+        """``{shard: url}`` of the servers this client knows (after its first request)."""
+        return dict(self.servers._shards) or {0: self.servers.given[0]}
+
     # -- reading -----------------------------------------------------------------------
 
     def _health(self, url):
-        answer = yield Call("GET", _root(url or self.urls[0]), "/healthz")
+        answer = yield Call("GET", _root(url or self.servers.given[0]), "/healthz")
         return Record(answer.body)
 
     def _environments(self, url):
-        answer = yield Call("GET", url or self.urls[0], "/environments")
+        answer = yield Call("GET", url or self.servers.given[0], "/environments")
         return [Record(e) for e in answer.body["environments"]]
 
     def _environment(self, name, url):
-        answer = yield Call("GET", url or self.urls[0], f"/environments/{name}")
+        answer = yield Call("GET", url or self.servers.given[0], f"/environments/{name}")
         return Record(answer.body)
 
     def _episode(self, episode_id, url):
@@ -119,7 +142,7 @@ class _Routes:
     # -- the lifecycle -----------------------------------------------------------------
 
     def _create(self, environment, body, url, key):
-        url = url or self.servers.pick()
+        url = url or self.servers.pick(key)
         answer = yield Call("POST", url, f"/environments/{environment}/episodes", body=body,
                             idempotency_key=key or new_key(), expect=(200, 201))
         obs = Observation(answer.body)
@@ -146,7 +169,9 @@ class _Routes:
             answer = yield Call("GET", url, f"/episodes/{episode_id}")
             if not answer.body.get("evaluation"):
                 raise closed
+            self.servers.finished(url)
             return Evaluation(answer.body["evaluation"])
+        self.servers.finished(url)
         return Evaluation(answer.body)
 
     def _fork(self, episode_id, n, url, key):
@@ -263,16 +288,19 @@ class _Routes:
                     raise answer
                 for (i, _), slot in zip(chunk, _results(answer, len(chunk))):
                     out[i] = _slot(slot, Evaluation)
+                    if isinstance(out[i], Evaluation):
+                        self.servers.finished(u)
         if singles:
             answers = yield [Call("POST", u, f"/episodes/{b['episode_id']}/submit", idempotency_key=new_key(),
                                   body={k: v for k, v in b.items() if k == "output"}) for u, (_, b) in singles]
-            for (_, (i, _)), answer in zip(singles, answers):
+            for (u, (i, _)), answer in zip(singles, answers):
                 if isinstance(answer, errors.ApiError):
                     out[i] = answer
                 elif isinstance(answer, BaseException):
                     raise answer
                 else:
                     out[i] = Evaluation(answer.body)
+                    self.servers.finished(u)
         return out
 
 
@@ -302,20 +330,31 @@ class SandworldClient(_Routes):
     """A blocking client for one or many Sandworld servers.
 
     ``base_url`` is a URL, a comma-separated list or a list of URLs (default:
-    ``$SANDWORLD_API_URL``, else ``http://127.0.0.1:8787/api/v1``). It is safe
-    to share between threads. Close it, or use it as a context manager.
+    ``$SANDWORLD_API_URL``, else ``http://127.0.0.1:8787/api/v1``). Given one
+    URL of a cluster, it finds the other shards (``GET /cluster``), spreads
+    new episodes over them (``spread``: ``"round_robin"`` or
+    ``"least_loaded"``) and routes each call by the shard in its episode id.
+    It is safe to share between threads. Close it, or use it as a context manager.
     """
 
     def __init__(self, base_url=None, *, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
                  max_connections: int | None = None, retry: Retry | None = None, api_key: str | None = None,
-                 headers: dict | None = None, http_options: dict | None = None):
-        super().__init__(base_url, retry=retry)
+                 headers: dict | None = None, http_options: dict | None = None, spread: str = "round_robin"):
+        super().__init__(base_url, retry=retry, spread=spread)
         options = lane_options(timeout, base_headers(api_key, headers), http_options)
         self.max_connections = pool_size(len(self.urls), max_connections)
         self.lanes = SyncLanes(self.max_connections, lambda: httpx.Client(**options))
         self.transport = SyncTransport(self.lanes, self.retry)
+        self._discovery = threading.Lock()
 
     def _run(self, gen):
+        if not self.servers.discovered:
+            with self._discovery:
+                if not self.servers.discovered:
+                    self._drive(self._cluster())
+        return self._drive(gen)
+
+    def _drive(self, gen):
         try:
             request = next(gen)
             while True:
@@ -410,14 +449,26 @@ class AsyncSandworldClient(_Routes):
 
     def __init__(self, base_url=None, *, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
                  max_connections: int | None = None, retry: Retry | None = None, api_key: str | None = None,
-                 headers: dict | None = None, http_options: dict | None = None):
-        super().__init__(base_url, retry=retry)
+                 headers: dict | None = None, http_options: dict | None = None, spread: str = "round_robin"):
+        super().__init__(base_url, retry=retry, spread=spread)
         options = lane_options(timeout, base_headers(api_key, headers), http_options)
         self.max_connections = pool_size(len(self.urls), max_connections)
         self.lanes = AsyncLanes(self.max_connections, lambda: httpx.AsyncClient(**options))
         self.transport = AsyncTransport(self.lanes, self.retry)
+        self._discovery: asyncio.Lock | None = None  # made in the loop that first needs it
 
     async def _run(self, gen):
+        if not self.servers.discovered:
+            # Concurrent first requests wait for one GET /cluster, so even
+            # the first burst of new episodes is spread over every shard.
+            if self._discovery is None:
+                self._discovery = asyncio.Lock()
+            async with self._discovery:
+                if not self.servers.discovered:
+                    await self._drive(self._cluster())
+        return await self._drive(gen)
+
+    async def _drive(self, gen):
         async def one(call):
             try:
                 return await self.transport.send(call)

@@ -28,6 +28,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def free_ports(n: int) -> int:
+    """A port P such that P..P+n-1 are all free on 127.0.0.1 (for ``serve --replicas n``)."""
+    for _ in range(100):
+        port = free_port()
+        socks = []
+        try:
+            for p in range(port + 1, port + n):
+                s = socket.socket()
+                socks.append(s)
+                s.bind(("127.0.0.1", p))
+            return port
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise OSError(f"found no {n} free ports in a row")
+
+
 @contextlib.contextmanager
 def local_server(*args: str, env: dict | None = None, timeout: float = 60.0):
     """Run ``sandworld serve`` on a free port of 127.0.0.1 for the block; yield

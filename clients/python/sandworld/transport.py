@@ -38,7 +38,6 @@ import contextlib
 import os
 import queue
 import random
-import re
 import threading
 import time
 import uuid
@@ -103,49 +102,6 @@ def resolve_urls(base_url=None) -> list:
     return urls
 
 
-_SHARD = re.compile(r"^ep_(\d{2})")
-
-
-class Servers:
-    """The server URLs of a client: new episodes are spread over them in turn,
-    and calls go to the server that holds the episode.
-
-    An env remembers its server's URL. Calls made with a bare episode id are
-    routed by the shard number in the id (``ep_03…`` was made by the server
-    started with ``--shard 3``), learned from the episodes this client created.
-    """
-
-    def __init__(self, urls: list):
-        self.urls = list(urls)
-        self._turn = 0
-        self._shards: dict = {}  # shard -> url, or None when two servers share a shard number
-
-    def pick(self) -> str:
-        url = self.urls[self._turn % len(self.urls)]
-        self._turn += 1
-        return url
-
-    def learn(self, episode_id: str, url: str) -> None:
-        m = _SHARD.match(episode_id or "")
-        if m:
-            shard = m.group(1)
-            known = self._shards.get(shard, url)
-            self._shards[shard] = url if known == url else None
-
-    def for_episode(self, episode_id: str) -> str:
-        if len(self.urls) == 1:
-            return self.urls[0]
-        m = _SHARD.match(episode_id or "")
-        url = self._shards.get(m.group(1)) if m else None
-        if url is None:
-            raise errors.SandworldError(
-                f"cannot tell which of {len(self.urls)} servers holds {episode_id}: call it through the env "
-                "that created it, or give each server its own --shard number",
-                code="unknown_server",
-            )
-        return url
-
-
 def new_key() -> str:
     return uuid.uuid4().hex
 
@@ -163,6 +119,7 @@ class Call:
     replay_safe: bool = False  # may be resent after a failure that happened mid-request
     expect: tuple = (200, 201)
     headers: dict = field(default_factory=dict)
+    attempts: int | None = None  # tries at most, when fewer than the client's Retry allows
 
     @property
     def safe(self) -> bool:
@@ -232,6 +189,7 @@ class _Plan:
         self.call = call
         self.retry = retry
         self.attempt = 0
+        self.limit = min(retry.attempts, call.attempts or retry.attempts)
 
     def on_response(self, response: httpx.Response):
         """An ``Answer`` to return, or a delay in seconds before trying again."""
@@ -247,7 +205,7 @@ class _Plan:
         retryable = (status in _RETRY_ALWAYS or (status in _RETRY_IF_SAFE and self.call.safe)
                      # the first try of this keyed request is still running: its answer will be replayed
                      or err.code == "idempotency_in_progress")
-        if retryable and self.attempt < self.retry.attempts:
+        if retryable and self.attempt < self.limit:
             retry_after = _retry_after(headers) if status in (429, 503) else None
             if retry_after is None or retry_after <= self.retry.max_retry_after:
                 return self.retry.delay(self.attempt, retry_after)
@@ -257,7 +215,7 @@ class _Plan:
         """A delay before trying again, or raise the transport error."""
         sent = not isinstance(exc, _NOT_SENT)
         target = f"{self.call.method} {self.call.url}{self.call.path}"
-        if (not sent or self.call.safe) and self.attempt < self.retry.attempts:
+        if (not sent or self.call.safe) and self.attempt < self.limit:
             return self.retry.delay(self.attempt)
         cls = errors.RequestTimeout if isinstance(exc, httpx.TimeoutException) else errors.TransportError
         what = "timed out" if cls is errors.RequestTimeout else f"failed ({type(exc).__name__}: {exc})"

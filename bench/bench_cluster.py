@@ -1,0 +1,179 @@
+"""Throughput of a cluster, measured in one run: 1 and 2 shard actors, through
+HTTP and through the Ray-native handle (``sandworld.ray.RayShards``).
+
+Starts two shards on an embedded local Ray (``Cluster.start``, as
+``sandworld serve --replicas 2`` does) and drives them from this process,
+with the coinpurse ``/batch`` mix of ``bench_batch.py`` (a): 40 % get_balance,
+30 % list_requests, 30 % writes, ``--batch-size`` calls per batch over
+``--episodes`` live episodes per shard, digests and traces on. A batch holds
+calls of one shard, as a client's batch is after it is split by shard.
+
+- HTTP: pre-encoded ``POST /batch`` requests on raw keep-alive connections,
+  ``--inflight`` per shard (``bench_batch.py``'s lean client);
+- Ray: the same bodies through ``RayShards.batch_async`` (bytes in, bytes out),
+  ``--inflight`` per shard.
+
+"1 actor" sends everything to shard 0; "2 actors" to both. The four
+configurations take turns, ``--rounds`` times, so a busy machine weighs on
+each alike; each figure is calls answered per second of timed wall time,
+beside the shards' and this process's CPU. Then the ratios the cluster is
+for: 2 actors / 1 actor through HTTP (target >= 1.7), and the Ray handle /
+HTTP at 1 and at 2 actors (target >= 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
+import bench_batch as B  # noqa: E402
+
+from sandworld.local import free_ports  # noqa: E402
+
+CONFIGS = (("HTTP", 1), ("HTTP", 2), ("Ray", 1), ("Ray", 2))
+
+
+class Tally:
+    """Timed calls, wall time and CPU of one configuration, over its rounds."""
+
+    def __init__(self):
+        self.calls = self.wall = self.client = self.shards = self.busy = 0.0
+
+    def rate(self) -> float | None:
+        return self.calls / self.wall if self.wall else None
+
+    def per_cpu(self) -> float | None:
+        """Calls per second of the shards' CPU: what a shard does with a whole core, less
+        sensitive than the wall-clock rate to other processes of a busy machine."""
+        return self.calls / self.shards if self.shards else None
+
+    def note(self) -> str:
+        if not self.wall:
+            return ""
+        others = max(0.0, self.busy - self.shards - self.client) / self.wall
+        per = f"{self.per_cpu():,.0f} calls per shard CPU-second; " if self.per_cpu() else ""
+        return (f"{per}shards CPU {self.shards / self.wall:.0%}, this process {self.client / self.wall:.0%}, "
+                f"other processes {others:.2f} CPU")
+
+
+async def measure(kind: str, n: int, generations: list, pids: list, shards, seconds: float, inflight: int,
+                  tally: Tally) -> None:
+    """Send each shard's batches until ``seconds`` of wall time; add to ``tally``."""
+    ports = [int(u.split(":")[2].split("/")[0]) for u in shards.urls[:n]]
+    conns = []
+    if kind == "HTTP":
+        conns = [[await C.Conn.open("127.0.0.1", p) for _ in range(inflight)] for p in ports]
+    queues = [iter(generations[s]) for s in range(n)]
+    done = 0
+    cpu0 = [C.cpu_seconds(p) for p in pids[:n]]
+    t0, c0, b0 = time.perf_counter(), time.process_time(), C.machine_busy_seconds()
+    deadline = t0 + seconds
+
+    async def http_worker(conn, queue):
+        nonlocal done
+        for raw in queue:
+            if time.perf_counter() > deadline:
+                break
+            status, body = await conn.request(raw)
+            if status != 200:
+                raise RuntimeError(f"HTTP {status}: {body[:300]!r}")
+            done += 1
+
+    async def ray_worker(queue):
+        nonlocal done
+        for raw in queue:
+            if time.perf_counter() > deadline:
+                break
+            await shards.handle.batch_async(raw[raw.index(b"\r\n\r\n") + 4:])
+            done += 1
+
+    if kind == "HTTP":
+        workers = [http_worker(c, queues[s]) for s in range(n) for c in conns[s]]
+    else:
+        workers = [ray_worker(queues[s]) for s in range(n) for _ in range(inflight)]
+    await asyncio.gather(*workers)
+    tally.wall += time.perf_counter() - t0
+    tally.client += time.process_time() - c0
+    tally.busy += C.machine_busy_seconds() - b0
+    tally.shards += sum(C.cpu_seconds(p) - c for p, c in zip(pids[:n], cpu0))
+    tally.calls += done * shards.batch_size
+    for row in conns:
+        for c in row:
+            c.close()
+
+
+class Shards:
+    """The cluster under test: its URLs, its Ray handle, a workload per shard."""
+
+    def __init__(self, cluster, handle, workloads, batch_size):
+        self.cluster, self.handle, self.workloads, self.batch_size = cluster, handle, workloads, batch_size
+        self.urls = cluster.urls
+
+
+async def run(args, progress) -> dict:
+    from sandworld.ray import RayShards
+    from sw_runtime.app import build_app
+    from sw_runtime.cluster.launch import Cluster
+
+    cluster = Cluster.start(2, build_app, port=free_ports(2))
+    try:
+        pids = cluster.pids()
+        handle = RayShards()
+        rng = random.Random(args.rng_seed)
+        workloads = []
+        for url in cluster.urls:
+            port = int(url.split(":")[2].split("/")[0])
+            workloads.append(B.Workload(await C.Conn.open("127.0.0.1", port), args, rng))
+        shards = Shards(cluster, handle, workloads, args.batch_size)
+        tallies = {cfg: Tally() for cfg in CONFIGS}
+        per_round = args.seconds / args.rounds
+        for r in range(args.rounds):
+            for kind, n in CONFIGS:
+                # each turn gets fresh episodes, made while the clock is stopped
+                generations = [await w.batch_generation("coinpurse") for w in workloads[:n]]
+                await measure(kind, n, generations, pids, shards, per_round, args.inflight, tallies[(kind, n)])
+                progress(f"round {r + 1}: {kind}, {n} actor(s)")
+        rows = []
+        for kind, n in CONFIGS:
+            t = tallies[(kind, n)]
+            rows.append(C.row(f"{kind}, {n} actor{'s' if n > 1 else ''}", t.rate(), "calls/s", note=t.note()))
+        rate = {cfg: tallies[cfg].rate() or 0.0 for cfg in CONFIGS}
+        scale = rate[("HTTP", 2)] / rate[("HTTP", 1)] if rate[("HTTP", 1)] else None
+        rows.append(C.row("HTTP: 2 actors / 1 actor", scale, "x", ">= 1.7", None if scale is None else scale >= 1.7))
+        for n in (1, 2):
+            ratio = rate[("Ray", n)] / rate[("HTTP", n)] if rate[("HTTP", n)] else None
+            rows.append(C.row(f"Ray handle / HTTP, {n} actor{'s' if n > 1 else ''}", ratio, "x", ">= 1",
+                              None if ratio is None else ratio >= 1.0))
+        params = {k: getattr(args, k) for k in ("seconds", "rounds", "episodes", "seeds", "batch_size",
+                                                 "steps_per_episode", "inflight", "rng_seed")}
+        return C.report("bench_cluster", params, rows)
+    finally:
+        cluster.stop()
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seconds", type=float, default=20.0, help="timed seconds per configuration, over all rounds")
+    p.add_argument("--rounds", type=int, default=4, help="turns each configuration takes (they alternate)")
+    p.add_argument("--episodes", type=int, default=1000, help="live episodes per shard per generation")
+    p.add_argument("--seeds", type=int, default=200, help="distinct seeds the episodes spread over")
+    p.add_argument("--batch-size", type=int, default=1000, help="calls per /batch")
+    p.add_argument("--steps-per-episode", type=int, default=180, help="calls per episode (under the 200-step limit)")
+    p.add_argument("--inflight", type=int, default=2, help="batches in flight per shard")
+    p.add_argument("--rng-seed", type=int, default=0, help="seed of the workload's random choices")
+    C.common_args(p)
+    args = p.parse_args(argv)
+    C.use_uvloop()
+    progress = C.Progress(args.progress, len(CONFIGS) * args.rounds)
+    C.emit(asyncio.run(run(args, progress)), args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

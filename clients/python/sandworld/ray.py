@@ -1,0 +1,263 @@
+"""``sandworld.ray``: a cluster's shards called as Ray actors, without HTTP.
+
+For a trainer that already runs on Ray, beside a cluster started with
+``sandworld serve --replicas N`` (or ``sw_runtime.cluster.Cluster.start``)::
+
+    from sandworld.ray import RayShards, join
+
+    join("auto")                             # the Ray that runs the shards (or a trainer's own ray.init)
+    shards = RayShards()                     # finds the shard actors by name
+    obs = shards.create("coinpurse", {"task_id": "cp-01", "seed": 3})
+    out = shards.batch({"calls": [{"episode_id": obs["episode_id"], "tool": "get_balance", "arguments": {}}]})
+    ev = shards.submit(obs["episode_id"])
+
+Each method takes and returns what the HTTP route does: JSON bytes in, JSON
+bytes out; or a dict (or list of calls) in, a dict out. A batch is split by
+the shard in each episode id, the parts run on their shards at once, and the
+results come back in call order. New episodes go to the shards in turn.
+
+Errors are the client's typed errors (``sandworld.errors``): an error answer
+raises its ``ApiError``, a slot of a batch stays data. A shard that died is
+restarted by Ray; a call made meanwhile is retried with backoff (the
+client's ``Retry``) and, if the shard does not come back in time, raises
+``ShardUnavailable`` (a ``ServiceUnavailable``, 503). Episodes the dead shard
+held are gone: their ids answer ``not_found`` saying the server restarted.
+
+Ray is imported when a ``RayShards`` is made, so ``sandworld`` installs without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+
+import msgspec
+import orjson
+
+from . import errors
+from .routing import keyed_index, shard_of
+from .transport import Retry
+
+NAMESPACE = "sandworld"  # where the server's launcher names its actors
+CALL_TIMEOUT = 300.0  # seconds one call may take, restarts included; never a hang
+
+
+class ShardUnavailable(errors.ServiceUnavailable):
+    """A shard's actor is dead or restarting and did not answer in time; retry later."""
+
+    code = "shard_unavailable"
+
+
+class _Results(msgspec.Struct):
+    results: list[msgspec.Raw]
+
+
+class _Id(msgspec.Struct):
+    episode_id: str | None = None
+
+
+class _Ids(msgspec.Struct):
+    calls: list[_Id]
+
+
+class _RawCalls(msgspec.Struct):
+    calls: list[msgspec.Raw]
+
+
+_read_results = msgspec.json.Decoder(_Results).decode
+_read_ids = msgspec.json.Decoder(_Ids).decode
+_read_raw = msgspec.json.Decoder(_RawCalls).decode
+
+
+def join(address: str = "auto", **init_options) -> None:
+    """Connect this process to the Ray that runs the shards (``auto``, the
+    ``host:port`` that ``sandworld serve --replicas`` prints, or ``ray://…``).
+
+    An embedded Ray started by ``sandworld serve`` admits only processes that
+    hold its token (``~/.ray/auth_token`` on that machine), so token
+    authentication is switched on here when that file exists, unless
+    ``RAY_AUTH_MODE`` says otherwise.
+    """
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves this machine
+    ray = _ray()
+    if ray.is_initialized():
+        return
+    if "RAY_AUTH_MODE" not in os.environ:
+        _use_token_if_any()
+    init_options.setdefault("logging_level", "WARNING")
+    ray.init(address=address, **init_options)
+
+
+def _use_token_if_any() -> None:
+    # Ray reads its auth mode when it is imported; this is the switch its own
+    # ``ray.init()`` uses when a token file exists (kept private by Ray, so guarded).
+    logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(logging.ERROR)
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # another Ray version: RAY_AUTH_MODE=token does the same
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise errors.SandworldError("sandworld.ray needs Ray: pip install ray", code="ray_missing") from None
+    return ray
+
+
+class RayShards:
+    """The shard actors of one cluster, called directly.
+
+    ``name``: the cluster's name (``sandworld`` unless it was started with
+    another). ``retry``: how calls to a restarting shard are retried.
+    """
+
+    def __init__(self, name: str = "sandworld", *, retry: Retry | None = None, timeout: float = CALL_TIMEOUT):
+        ray = _ray()
+        if not ray.is_initialized():
+            raise errors.SandworldError(
+                "Ray is not initialised in this process: call ray.init(address=...) first, "
+                "to the Ray that runs the shards", code="ray_not_initialized")
+        self.name, self.retry, self.timeout = name, retry or Retry(), timeout
+        self.actors = []
+        while True:
+            try:
+                self.actors.append(ray.get_actor(f"{name}-shard-{len(self.actors)}", namespace=NAMESPACE))
+            except ValueError:
+                break
+        if not self.actors:
+            raise errors.SandworldError(
+                f"no shards of a cluster named {name!r} on this Ray (actors {name}-shard-0… in namespace "
+                f"{NAMESPACE!r}): start one with `sandworld serve --replicas N`", code="no_cluster")
+        self._turn = 0
+
+    def __len__(self) -> int:
+        return len(self.actors)
+
+    # -- the operations ------------------------------------------------------------------
+
+    def batch(self, body):
+        """``POST /batch``: ``{"calls": [...]}`` (bytes, or a dict, or the list of
+        calls); the answer ``{"results": [...]}`` in call order (bytes for bytes)."""
+        return self._wait(self.batch_async(body))
+
+    async def batch_async(self, body):
+        """``batch``, awaited (from an async Ray actor or any asyncio code)."""
+        raw = isinstance(body, bytes | bytearray | memoryview)
+        if raw:
+            # Only the ids are read (msgspec skips the rest); calls stay the caller's bytes.
+            body = bytes(body)
+            try:
+                ids = [c.episode_id for c in _read_ids(body).calls]
+            except (msgspec.DecodeError, RecursionError):
+                ids = None  # not a batch this handle can split: the shard's own decoder says why
+            calls = None
+        else:
+            calls = body["calls"] if isinstance(body, dict) else list(body)
+            ids = [c.get("episode_id") if isinstance(c, dict) else None for c in calls]
+        by_shard: dict = {}
+        for i, eid in enumerate(ids or ()):
+            shard = shard_of(eid)
+            by_shard.setdefault(shard if shard is not None and shard < len(self.actors) else 0, []).append(i)
+        if len(by_shard) <= 1:  # the whole batch lives on one shard: its bytes go as they are
+            shard = next(iter(by_shard), 0)
+            out = await self._call(shard, "batch", body if raw else orjson.dumps({"calls": calls}))
+            return out if raw else orjson.loads(out)
+        if raw:
+            calls = _read_raw(body).calls
+            encode = b",".join
+            parts = [(shard, idx, b'{"calls":[' + encode(bytes(calls[i]) for i in idx) + b"]}")
+                     for shard, idx in by_shard.items()]
+        else:
+            parts = [(shard, idx, orjson.dumps({"calls": [calls[i] for i in idx]})) for shard, idx in by_shard.items()]
+        answers = await asyncio.gather(*(self._call(shard, "batch", part) for shard, _, part in parts))
+        slots: list = [None] * len(ids)
+        for (_, idx, _), answer in zip(parts, answers):
+            for i, slot in zip(idx, _read_results(answer).results):
+                slots[i] = slot
+        out = b'{"results":[' + b",".join(bytes(s) for s in slots) + b"]}"
+        return out if raw else orjson.loads(out)
+
+    def create(self, environment: str, body=None, *, shard: int | None = None, key: str | None = None):
+        """``POST /environments/{environment}/episodes`` on the next shard (or
+        ``shard``). ``key`` is an idempotency key, as the HTTP header: a retry
+        with the same key and body answers the first creation again."""
+        return self._wait(self.create_async(environment, body, shard=shard, key=key))
+
+    async def create_async(self, environment: str, body=None, *, shard: int | None = None, key: str | None = None):
+        if shard is None and key is not None:
+            shard = keyed_index(key, len(self.actors))  # a retry with the key finds its first answer
+        elif shard is None:
+            shard = self._turn % len(self.actors)
+            self._turn += 1
+        raw, data = _encode(body)
+        out = await self._call(shard, "create", environment, data, key)
+        return out if raw else orjson.loads(out)
+
+    def submit(self, episode_id: str, body=None, *, key: str | None = None):
+        """``POST /episodes/{episode_id}/submit`` (``body``: ``{"output": ...}`` or nothing)."""
+        return self._wait(self.submit_async(episode_id, body, key=key))
+
+    async def submit_async(self, episode_id: str, body=None, *, key: str | None = None):
+        raw, data = _encode(body)
+        out = await self._call(self._shard(episode_id), "submit", episode_id, data, key)
+        return out if raw else orjson.loads(out)
+
+    # -- calling an actor ----------------------------------------------------------------
+
+    def _shard(self, episode_id: str) -> int:
+        shard = shard_of(episode_id)
+        if shard is None or shard >= len(self.actors):
+            raise errors.NotFound(f"no episode {episode_id!r}: its id names no shard of this cluster "
+                                  f"({len(self.actors)} shards)", status=404)
+        return shard
+
+    async def _call(self, shard: int, method: str, *args) -> bytes:
+        """One actor call: its answer's bytes, or its error raised. A call to a
+        dead or restarting shard is tried again, with backoff."""
+        ray = _ray()
+        gone = (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError)
+        deadline = time.monotonic() + self.timeout
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                ref = getattr(self.actors[shard], method).remote(*args)
+                status, out = await asyncio.wait_for(ref, max(0.0, deadline - time.monotonic()))
+            except gone as e:
+                wait = self.retry.delay(attempt)
+                if attempt >= self.retry.attempts or time.monotonic() + wait > deadline:
+                    raise ShardUnavailable(
+                        f"shard {shard} of {self.name!r} is down or restarting ({type(e).__name__}) after "
+                        f"{attempt} attempt(s); retry later", status=503, attempts=attempt) from None
+                await asyncio.sleep(wait)
+                continue
+            except asyncio.TimeoutError:
+                raise errors.RequestTimeout(f"shard {shard} did not answer {method} within {self.timeout:g} s",
+                                            maybe_applied=True, attempts=attempt) from None
+            if status >= 400:
+                raise errors.from_envelope(status, orjson.loads(out), attempts=attempt)
+            return out
+
+    def _wait(self, coro):
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(coro)
+        coro.close()
+        raise errors.SandworldError("inside a running event loop, await the *_async method instead",
+                                    code="use_async")
+
+
+def _encode(body) -> tuple:
+    if body is None:
+        return False, b"{}"
+    if isinstance(body, bytes | bytearray | memoryview):
+        return True, bytes(body)
+    return False, orjson.dumps(body)

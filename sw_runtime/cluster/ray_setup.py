@@ -1,0 +1,50 @@
+"""Ray, optional: import it with a message that says how to install it, and
+start (or join) it sized for a small machine."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+INSTALL = "pip install 'sandworld-runtime[cluster]'  (or: pip install ray)"
+
+# An embedded Ray's shared-memory object store: request and answer bytes
+# pass through it, a few MB at a time; Ray's default (30 % of memory) would
+# take gigabytes from a small machine for nothing.
+_OBJECT_STORE = 256 * 1024 * 1024
+
+
+class RayMissing(RuntimeError):
+    """Ray is not installed."""
+
+
+def require_ray():
+    """The ``ray`` module, or ``RayMissing`` saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise RayMissing(f"the cluster runs its shards as Ray actors, and Ray is not installed: {INSTALL}") from None
+    return ray
+
+
+def connect(address: str | None, namespace: str) -> bool:
+    """Make sure this process is connected to Ray: to ``address`` (``auto``, or
+    ``ray://host:10001``) when given, else to a new embedded local Ray.
+    True when this call started it (so the caller shuts it down)."""
+    # Nothing leaves this machine unless asked to: no usage report to Ray's makers.
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    ray = require_ray()
+    if ray.is_initialized():
+        return False
+    # An embedded Ray admits only processes holding its token (~/.ray/auth_token,
+    # made on first use): Ray's safe default, which it announces with a warning
+    # on every start. The default is kept; the announcement is not.
+    logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(logging.ERROR)
+    quiet = {"include_dashboard": False, "logging_level": logging.WARNING, "log_to_driver": True}
+    if address:
+        from sandworld.ray import join  # joins as a trainer does: with the cluster's token when it has one
+
+        join(address, namespace=namespace, log_to_driver=True)
+    else:
+        ray.init(namespace=namespace, num_cpus=os.cpu_count() or 1, object_store_memory=_OBJECT_STORE, **quiet)
+    return True

@@ -1,0 +1,18 @@
+"""bench_cluster.py runs with tiny parameters on a real local Ray and prints
+its table (no timing is asserted; the figures live in bench/README.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bench.test_bench_smoke import BENCH, run
+
+
+@pytest.mark.slow
+def test_bench_cluster_prints_its_table():
+    out = run(BENCH / "bench_cluster.py", "--seconds", "2", "--rounds", "1", "--episodes", "40", "--seeds", "10",
+              "--batch-size", "100", "--steps-per-episode", "20", timeout=400)
+    assert "sandworld bench_cluster" in out
+    for label in ("HTTP, 1 actor", "HTTP, 2 actors", "Ray, 1 actor", "Ray, 2 actors", "HTTP: 2 actors / 1 actor",
+                  "Ray handle / HTTP, 1 actor", "Ray handle / HTTP, 2 actors"):
+        assert label in out, label

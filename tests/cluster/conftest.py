@@ -1,0 +1,94 @@
+"""A real cluster for the cluster tests: ``sandworld serve --replicas 2`` in a
+child process, on an embedded local Ray, as a user starts it. The tests that
+need Ray in their own process (the Ray-native handle) join that same Ray."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import httpx
+import pytest
+
+from sandworld.local import free_ports
+
+pytest.importorskip("ray", reason="the cluster runs on Ray: pip install -e '.[dev]'")
+
+START = 240.0  # seconds Ray and two shards may take to start on a busy 2-core machine
+
+
+def answers(url: str) -> bool:
+    try:
+        return httpx.get(url.removesuffix("/api/v1") + "/healthz", timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+class Running:
+    """A ``serve --replicas`` process: its shards' URLs, its Ray address, its output."""
+
+    def __init__(self, proc, log, urls: list):
+        self.proc, self.log, self.urls = proc, log, urls
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+    @property
+    def ray_address(self) -> str:
+        return re.search(r"Ray: (\S+)", self.output()).group(1)
+
+
+@contextlib.contextmanager
+def serve_replicas(n: int, *args: str):
+    """Run ``sandworld serve --replicas n`` for the block; yield a ``Running``."""
+    port = free_ports(n)
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sw_runtime", "serve", "--replicas", str(n), "--port", str(port), *args],
+        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(os.environ),
+    )
+    running = Running(proc, log, [f"http://127.0.0.1:{port + i}/api/v1" for i in range(n)])
+    try:
+        deadline = time.monotonic() + START
+        while not ("serving;" in running.output() and all(answers(u) for u in running.urls)):
+            if proc.poll() is not None:
+                raise RuntimeError(f"serve --replicas exited with {proc.returncode}:\n{running.output()}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the cluster did not start within {START:g} s:\n{running.output()}")
+            time.sleep(0.2)
+        yield running
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    """Two shards, shared by the session's cluster tests."""
+    with serve_replicas(2) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def shards(cluster):
+    """``sandworld.ray.RayShards`` on the cluster's Ray, from this process."""
+    import ray
+
+    from sandworld.ray import RayShards, join
+
+    join(cluster.ray_address)
+    try:
+        yield RayShards()
+    finally:
+        ray.shutdown()

@@ -1,0 +1,123 @@
+"""Shards on a real local Ray: each a full server on its own port, reached
+over HTTP and through the Ray-native handle, and brought back by Ray on the
+same port after its process is killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections import Counter
+
+import httpx
+import orjson
+import pytest
+
+from sandworld import BatchStepper, SandworldClient, SandworldEnv, errors
+from sandworld.routing import shard_of
+
+pytestmark = pytest.mark.slow
+
+
+def test_every_shard_lists_the_whole_cluster(cluster):
+    listings = [httpx.get(f"{u}/cluster").json() for u in cluster.urls]
+    expected = [{"shard": i, "url": u} for i, u in enumerate(cluster.urls)]
+    assert [x["shards"] for x in listings] == [expected, expected]
+    assert [x["shard"] for x in listings] == [0, 1]
+
+
+def test_a_client_given_one_url_spreads_episodes_and_routes_calls(cluster):
+    with SandworldClient(cluster.urls[1]) as client:
+        envs = [SandworldEnv(client=client) for _ in range(4)]
+        for env in envs:
+            env.reset("coinpurse", task_id="cp-01")
+            assert env.step("get_balance").step == 1
+        assert Counter(shard_of(e.episode_id) for e in envs) == {0: 2, 1: 2}
+        assert {shard_of(e.episode_id): e.url for e in envs} == dict(enumerate(cluster.urls))
+        # a bare id goes to the shard it names
+        assert [client.step(e.episode_id, "get_balance").step for e in envs] == [2, 2, 2, 2]
+
+
+def test_one_batch_over_both_shards_comes_back_in_call_order(cluster):
+    with BatchStepper(base_url=cluster.urls[0]) as stepper:
+        envs = stepper.group("coinpurse", 6, task_id="cp-01", seed=2)
+        assert Counter(shard_of(e.episode_id) for e in envs) == {0: 3, 1: 3}
+        results = stepper.step_many([(e, "get_balance", {}) for e in envs for _ in range(2)])
+        evaluations = stepper.submit(envs)
+    assert [r.episode_id for r in results] == [e.episode_id for e in envs for _ in range(2)]
+    assert [r.step for r in results] == [1, 2] * 6
+    assert [ev.steps for ev in evaluations] == [2] * 6
+
+
+def test_the_ray_handle_creates_steps_and_submits_on_both_shards(shards):
+    assert len(shards) == 2
+    created = [shards.create("coinpurse", {"task_id": "cp-01", "seed": 5}) for _ in range(4)]
+    ids = [c["episode_id"] for c in created]
+    assert [shard_of(i) for i in ids] == [0, 1, 0, 1]
+    calls = [{"episode_id": i, "tool": "get_balance", "arguments": {}} for i in ids + ids[::-1]]
+    calls.append({"episode_id": ids[0].replace("ep_0_", "ep_1_"), "tool": "get_balance", "arguments": {}})
+    out = shards.batch({"calls": calls})["results"]
+    assert [r["episode_id"] for r in out] == [c["episode_id"] for c in calls]
+    assert [r.get("step") for r in out[:-1]] == [1, 1, 1, 1, 2, 2, 2, 2]
+    assert out[-1]["ok"] is False and out[-1]["error"]["code"] == "not_found"  # one bad call fails its slot only
+    # bytes in, bytes out: the same JSON as POST /batch
+    raw = shards.batch(orjson.dumps({"calls": calls[:1]}))
+    assert isinstance(raw, bytes) and orjson.loads(raw)["results"][0]["step"] == 3
+    ev = shards.submit(ids[1], {"output": "done"})
+    assert ev["steps"] == 2 and ev["episode_id"] == ids[1]
+    with pytest.raises(errors.EpisodeClosed):
+        shards.submit(ids[1])
+    with pytest.raises(errors.NotFound):
+        shards.create("no-such-world")
+    # an idempotency key replays the first answer, as over HTTP
+    first = shards.create("coinpurse", {"task_id": "cp-01"}, key="ray-key-1")
+    assert shards.create("coinpurse", {"task_id": "cp-01"}, key="ray-key-1") == first
+
+
+def test_the_handle_and_http_reach_the_same_episodes(cluster, shards):
+    obs = shards.create("coinpurse", {"task_id": "cp-01"}, shard=1)
+    with SandworldClient(cluster.urls[0]) as client:
+        assert client.step(obs["episode_id"], "get_balance").step == 1
+    out = shards.batch([{"episode_id": obs["episode_id"], "tool": "get_balance", "arguments": {}}])
+    assert out["results"][0]["step"] == 2
+
+
+def _pid(shards, shard: int) -> int:
+    import ray
+
+    return ray.get(shards.actors[shard].ready.remote(), timeout=60)["pid"]
+
+
+def test_a_killed_shard_comes_back_on_its_port_while_the_other_answers(cluster, shards):
+    with SandworldClient(cluster.urls[0]) as client:
+        envs = [SandworldEnv(client=client) for _ in range(2)]
+        for env in envs:
+            env.reset("coinpurse", task_id="cp-01")
+        lost, kept = sorted(envs, key=lambda e: -shard_of(e.episode_id))  # lost is on shard 1
+        old_pid = _pid(shards, 1)
+
+        os.kill(old_pid, signal.SIGKILL)
+        began = time.monotonic()
+        # shard 0 keeps answering, over HTTP and through Ray, while shard 1 is down
+        assert kept.step("get_balance").step == 1
+        assert shards.batch([{"episode_id": kept.episode_id, "tool": "get_balance"}])["results"][0]["step"] == 2
+        # shard 1 comes back on its own port, as a new process
+        while True:
+            try:
+                if httpx.get(cluster.urls[1].removesuffix("/api/v1") + "/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() - began < 120, "shard 1 did not come back within 120 s"
+            time.sleep(0.2)
+        assert _pid(shards, 1) != old_pid
+        # its episodes lived in memory: their ids say the server restarted
+        with pytest.raises(errors.NotFound) as gone:
+            client.step(lost.episode_id, "get_balance")
+        assert "restarted" in gone.value.message
+        slot = shards.batch([{"episode_id": lost.episode_id, "tool": "get_balance"}])["results"][0]
+        assert slot["error"]["code"] == "not_found" and "restarted" in slot["error"]["message"]
+        # and it takes new episodes again, under the same URL
+        fresh = shards.create("coinpurse", {"task_id": "cp-01"}, shard=1)
+        assert client.step(fresh["episode_id"], "get_balance").step == 1
+        assert httpx.get(f"{cluster.urls[1]}/cluster").json()["shard"] == 1
