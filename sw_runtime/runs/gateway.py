@@ -117,8 +117,7 @@ class Gateway:
             query = [(k, v) for k, v in query if k not in _GOOGLE_SYSTEM]
         if episode_id is None:
             raise errors.NotFound("no such run")
-        defs = {d["name"]: d for d in self.svc.tool_definitions(episode_id, token)}  # 401 without the token
-        tool = defs.get(routed.tool)
+        tool = self.svc.tool_definition(episode_id, token, routed.tool)  # 401 without the token
         if tool is None:
             return _not_found(google, f"this world has no {routed.tool}")
         schema = tool["parameters"]

@@ -170,6 +170,11 @@ class RunOps:
         run = self.book.of_episode(episode_id)
         return run.ep if run is not None else self.engine.get(episode_id)
 
+    def tool_definition(self, episode_id: str, token: str | None, name: str) -> dict | None:
+        """One tool the episode offers, as ``step`` serves it (None: it has no such tool)."""
+        tool = self.authorize(episode_id, token).world.tools_by_name.get(name)
+        return tool.definition() if tool is not None else None
+
     def tool_definitions(self, episode_id: str, token: str | None) -> list:
         """The tools the episode offers, as ``step`` serves them."""
         return self.authorize(episode_id, token).tool_definitions()
