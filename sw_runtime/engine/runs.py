@@ -161,6 +161,7 @@ class RunBook:
         self.max_runs = max_runs  # past it, the oldest ended runs are forgotten
         self._secret = secrets.token_bytes(32)
         self.runs: dict = {}  # episode id -> Run
+        self.open: dict = {}  # episode id -> Run, the runs not ended yet (what a sweep looks at)
         self.create_keys: dict = {}  # idempotency_key -> (sha256 of the canonical body, run id)
 
     # -- tokens --------------------------------------------------------------
@@ -181,7 +182,7 @@ class RunBook:
         now = self._clock()
         run = Run(ep=ep, token=self.issue(ep.id), options=options, created=_now(), created_mono=now,
                   last_call_mono=now)
-        self.runs[ep.id] = run
+        self.runs[ep.id] = self.open[ep.id] = run
         return run
 
     def _forget_ended(self) -> None:
@@ -203,7 +204,7 @@ class RunBook:
     def due(self) -> list:
         """Runs whose idle window or timeout has passed."""
         now = self._clock()
-        return [(r, why) for r in self.runs.values() if (why := r.due(now)) is not None]
+        return [(r, why) for r in self.open.values() if (why := r.due(now)) is not None]
 
     def before_call(self, run: Run) -> str | None:
         """The ending due now (the caller ends the run and refuses the call), else None."""
@@ -222,6 +223,7 @@ class RunBook:
     def ended(self, run: Run, ended_by: str, output: str = "") -> None:
         """Seal the run (scoring follows: ``scored``/``failed``)."""
         run.ended_by = ended_by
+        self.open.pop(run.ep.id, None)
         run.output = output
         run.finished_at = wall(_now())
 
