@@ -19,6 +19,7 @@ from collections.abc import Iterable
 import httpx
 
 from . import errors
+from .compat import check_server_version
 from .records import Evaluation, Observation, Record, StepResult
 from .routing import Servers
 from .transport import (
@@ -117,7 +118,9 @@ class _Routes:
     # -- reading -----------------------------------------------------------------------
 
     def _health(self, url):
-        answer = yield Call("GET", _root(url or self.servers.given[0]), "/healthz")
+        root = _root(url or self.servers.given[0])
+        answer = yield Call("GET", root, "/healthz")
+        check_server_version(answer.body.get("version"), where=root)  # warns on another API generation
         return Record(answer.body)
 
     def _environments(self, url):

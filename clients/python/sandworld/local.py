@@ -10,6 +10,7 @@ benchmark with nothing else running::
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import socket
 import subprocess
@@ -20,6 +21,7 @@ import time
 import httpx
 
 from . import errors
+from .compat import check_server_version
 
 
 def free_port() -> int:
@@ -59,6 +61,10 @@ def local_server(*args: str, env: dict | None = None, timeout: float = 60.0):
 def local_server_process(*args: str, env: dict | None = None, timeout: float = 60.0):
     """``local_server``, yielding ``(api_url, process)`` for callers that
     watch the server itself (the benchmarks read its CPU time)."""
+    if importlib.util.find_spec("sw_runtime") is None:
+        raise errors.SandworldError(
+            "starting a local server needs the server: pip install sandworld-runtime, "
+            "or give the URL of a running server ($SANDWORLD_API_URL)", code="server_failed")
     port = free_port()
     full_env = {**os.environ, **(env or {})}
     log = tempfile.TemporaryFile()
@@ -76,7 +82,9 @@ def local_server_process(*args: str, env: dict | None = None, timeout: float = 6
                 raise errors.SandworldError(f"the local server exited with {proc.returncode}:\n{out}",
                                             code="server_failed")
             try:
-                if httpx.get(f"{root}/healthz", timeout=1).status_code == 200:
+                health = httpx.get(f"{root}/healthz", timeout=1)
+                if health.status_code == 200:
+                    check_server_version(health.json().get("version"), where=root)
                     break
             except httpx.TransportError:
                 pass

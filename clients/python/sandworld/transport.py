@@ -57,7 +57,7 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=60.0, pool=None)
 try:
     from importlib.metadata import version as _version
 
-    __version__ = _version("sandworld-runtime")
+    __version__ = _version("sandworld")  # the client distribution
 except Exception:  # running from a source tree that was never installed
     __version__ = "0.0.0"
 

@@ -9,6 +9,14 @@
 - ``commands``: the command-line commands.
 """
 
-from .runner import EvalConfig, EvalResult, run_eval
-
 __all__ = ["EvalConfig", "EvalResult", "run_eval"]
+
+
+def __getattr__(name):
+    # Imported on use: the runner needs rich (the `eval` extra), and the
+    # client-only command line must list these commands without it.
+    if name in __all__:
+        from . import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,164 @@
+"""verl: tool schemas its model accepts, and the ``sandworld_agent`` agent loop.
+
+``to_verl(tools)`` turns served tools into verl's ``OpenAIFunctionToolSchema``
+shape (``verl/tools/schemas.py``): every property has a string ``type`` (an
+optional ``anyOf: [X, null]`` becomes X), keeps its ``enum`` and
+description, and the constraints verl's model drops (``minimum``,
+``maxLength``, nested ``properties``…) are written into the description.
+
+``SandworldAgentLoop`` is an ``AgentLoopBase`` registered as
+``sandworld_agent``: it creates the episode when a sample starts, runs the
+multi-turn tool loop against it (Hermes ``<tool_call>`` JSON, as verl's own
+tool agent loop parses it), and submits at the end, returning the score as
+``reward_score``. One episode per sample, not a tool instance per call. verl
+itself imports torch, so the class is built on first access::
+
+    from sandworld.integrations.verl import SandworldAgentLoop  # imports verl
+
+Its episode logic is ``VerlEpisode``, which needs no verl.
+"""
+
+from __future__ import annotations
+
+from ..client import AsyncSandworldClient
+from ..env import AsyncSandworldEnv
+from ..tools import model_name
+from . import _schema
+from .parse import final_answer, parse_tool_calls, tool_message
+
+AGENT_NAME = "sandworld_agent"
+_KEPT = {"type", "enum"}
+
+
+def to_verl(tools) -> list:
+    """Served tools (or an observation holding them) as verl tool schemas:
+    ``[{"type": "function", "function": {name, description, parameters}}]``."""
+    if isinstance(tools, dict) and "tools" in tools:
+        tools = tools["tools"]
+    out = []
+    for tool in tools:
+        params = tool.get("parameters") or {}
+        properties = {}
+        for name, prop in (params.get("properties") or {}).items():
+            flat, _ = _schema.flatten(prop)
+            entry = {"type": flat["type"], "description": _schema.note(flat, _KEPT)}
+            if "enum" in flat:
+                entry["enum"] = list(flat["enum"])
+            properties[name] = entry
+        parameters = {"type": "object", "properties": properties, "required": list(params.get("required") or [])}
+        out.append({"type": "function", "function": {"name": model_name(tool["name"]),
+                                                      "description": tool.get("description") or "",
+                                                      "parameters": parameters}})
+    return out
+
+
+class VerlEpisode:
+    """One sample's episode, as the agent loop drives it: ``start`` from the
+    dataset row, ``act`` on each generated turn, ``finish`` with the score."""
+
+    def __init__(self, client: AsyncSandworldClient, environment: str):
+        self.env = AsyncSandworldEnv(client=client)
+        self.environment = environment
+        self.observation = None
+
+    async def start(self, task_id: str | None = None, seed: int | None = None, **create) -> dict:
+        """Create the episode; return its observation (instruction, tools…)."""
+        self.observation = await self.env.reset(self.environment, task_id=task_id, seed=seed, **create)
+        return self.observation
+
+    def messages(self, system: str | None = None) -> list:
+        """The first chat messages of the sample: the policy as system, the instruction as user."""
+        obs = self.observation
+        system = system if system is not None else obs.get("policy") or ""
+        return ([{"role": "system", "content": system}] if system else []) + [
+            {"role": "user", "content": obs.get("instruction") or ""}]
+
+    async def act(self, text: str) -> list:
+        """Run the tool calls in one generated turn; return the tool messages
+        (empty when the turn called no tool: the answer is final)."""
+        out = []
+        for name, arguments in parse_tool_calls(text):
+            result = await self.env.step(name, arguments)
+            out.append(tool_message(name, result))
+        return out
+
+    async def finish(self, text: str | None) -> float:
+        """Submit with the final answer of the last turn; return the score."""
+        if self.env.done:
+            return float(self.env.evaluation.get("score") or 0.0)
+        evaluation = await self.env.submit(final_answer(text))
+        return float(evaluation.get("score") or 0.0)
+
+
+def _build_agent_loop():
+    """``SandworldAgentLoop``, made when first asked for (it imports verl)."""
+    from uuid import uuid4
+
+    from verl.experimental.agent_loop.agent_loop import (
+        AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register,
+    )
+
+    class SandworldAgentLoop(AgentLoopBase):
+        """One Sandworld episode per sample. The dataset row's ``extra_info``
+        (or the row) gives ``environment``, ``task_id`` and ``seed``; the
+        server URL is ``$SANDWORLD_API_URL``."""
+
+        _client = None
+
+        async def run(self, sampling_params, **kwargs):
+            # Token bookkeeping as verl's ToolAgentLoop does it (tool_agent_loop.py, verl 0.9.1): the
+            # Continuous Token builder of AgentLoopBase renders the prompt, merges each generated turn
+            # (mask 1) and each batch of tool messages (mask 0).
+            row = {**kwargs, **(kwargs.get("extra_info") or {})}
+            cls = type(self)
+            if cls._client is None:
+                cls._client = AsyncSandworldClient()
+            episode = VerlEpisode(cls._client, row["environment"])
+            obs = await episode.start(task_id=row.get("task_id"), seed=row.get("seed"))
+            messages, tools = episode.messages(), to_verl(obs)
+            runtime_ids = list(await self.ct_build_initial_tokens(messages, tools=tools))
+            response_mask, turns, text = [], 0, ""
+            limit = self.rollout_config.response_length
+            max_turns = int(row.get("max_turns") or self.rollout_config.multi_turn.max_assistant_turns or 16)
+            while True:
+                output = await self.server_manager.generate(request_id=uuid4().hex, prompt_ids=runtime_ids,
+                                                            sampling_params=sampling_params)
+                turns += 1
+                merged, response_mask, _ = await self.ct_merge_assistant_token(runtime_ids, output.token_ids,
+                                                                               response_mask)
+                runtime_ids = merged.token_ids
+                text = self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
+                messages.append({"role": "assistant", "content": text})
+                if len(response_mask) >= limit or turns >= max_turns:
+                    break
+                tool_messages = await episode.act(text)
+                if not tool_messages:
+                    break  # no tool call: this turn is the answer
+                previous = list(messages)
+                messages.extend(tool_messages)
+                merged, response_mask, _ = await self.ct_merge_context_msg(previous, messages, runtime_ids,
+                                                                            response_mask, tools=tools)
+                runtime_ids = merged.token_ids
+                if len(response_mask) >= limit:
+                    break
+            score = await episode.finish(text)
+            cut = len(runtime_ids) - len(response_mask)
+            return AgentLoopOutput(prompt_ids=runtime_ids[:cut], response_ids=runtime_ids[cut:][:limit],
+                                   response_mask=response_mask[:limit], reward_score=score,
+                                   num_turns=2 * turns, metrics=AgentLoopMetrics())
+
+    # verl's registry records ``module.qualname`` for hydra to import: the name this module
+    # answers (through ``__getattr__``), not the function that made the class.
+    SandworldAgentLoop.__qualname__ = "SandworldAgentLoop"
+    return register(AGENT_NAME)(SandworldAgentLoop)
+
+
+def __getattr__(name):
+    if name == "SandworldAgentLoop":
+        loop = _build_agent_loop()
+        globals()[name] = loop
+        return loop
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["AGENT_NAME", "VerlEpisode", "to_verl", "SandworldAgentLoop"]

@@ -1,0 +1,38 @@
+"""SkyRL-gym: the env made by skyrl_gym.make, driven as SkyRL's generator drives it
+(``make(id, env_config=…, extras=row)``, ``init(prompt)``, ``step(text)`` per turn)."""
+
+from __future__ import annotations
+
+import skyrl_gym
+from skyrl_gym.envs.base_text_env import BaseTextEnv
+
+from sandworld.integrations.skyrl import register_worlds
+from tests.integrations.helpers import hermes, reference
+
+
+def test_every_world_registers_and_a_scripted_policy_scores_one(api):
+    ids = register_worlds(base_url=api)
+    assert {"sandworld/coinpurse", "sandworld/quickbasket"} <= set(ids)
+    env = skyrl_gym.make("sandworld/coinpurse", env_config={"base_url": api},
+                         extras={"task_id": "cp-04", "seed": 1, "max_turns": 10})
+    assert isinstance(env, BaseTextEnv)
+    prompt, info = env.init([{"role": "user", "content": "Solve the task."}])
+    assert prompt[0]["role"] == "system" and prompt[-1]["role"] == "user" and info["task_id"] == "cp-04"
+    setup = reference("coinpurse", env.env.observation)
+    for tool, arguments in setup.solution:
+        out = env.step(hermes(tool, arguments))
+        assert not out["done"] and out["reward"] == 0.0
+        assert out["observations"][0]["role"] == "tool" and '"ok":true' in out["observations"][0]["content"]
+    end = env.step(f"<think>done</think>{setup.output}")
+    assert end["done"] and end["reward"] == 1.0 and end["metadata"]["evaluation"]["pass"] is True
+    env.close()
+
+
+def test_running_out_of_turns_submits(api):
+    register_worlds(base_url=api, worlds=["coinpurse"])
+    env = skyrl_gym.make("sandworld/coinpurse", env_config={"base_url": api},
+                         extras={"task_id": "cp-01", "seed": 0, "max_turns": 1})
+    env.init([])
+    out = env.step(hermes("get_balance", {}))
+    assert out["done"] and out["observations"][0]["role"] == "tool" and out["reward"] < 1.0
+    env.close()

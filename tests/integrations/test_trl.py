@@ -1,0 +1,117 @@
+"""TRL: the environment_factory class, its schemas and a rollout, as GRPOTrainer runs them.
+
+TRL itself installs torch, which CI never does. Its tool-schema path does not
+need it: GRPOTrainer (trl 1.16, trainer/grpo_trainer.py, ``__init__`` and
+``_generate_and_score_completions``) makes one instance with no arguments,
+lists the public functions of its class (except ``reset`` and
+``get_reward``) as tools, renders each with ``transformers.utils.get_json_schema``
+(through ``apply_chat_template(tools=…)``), calls ``reset(**row)`` per row,
+calls ``tools[name](**arguments)`` for each tool call and appends ``str(result)``,
+and passes ``environments=`` to the reward functions. These tests do exactly
+that, with transformers installed.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from transformers.utils import get_json_schema
+
+from sandworld.integrations import _schema
+from sandworld.integrations.trl import PROMPT, dataset_rows, environment_class, reward_func
+from sandworld.tools import model_name
+from tests.integrations.helpers import every_tool, reference
+
+
+@pytest.fixture
+def made():
+    """``environment_class`` for the test, each class's connections closed after it."""
+    classes = []
+
+    def make(world, api):
+        classes.append(environment_class(world, base_url=api))
+        return classes[-1]
+
+    yield make
+    for cls in classes:
+        cls.close()
+
+
+def trl_tools(instance) -> dict:
+    """The tool dict GRPOTrainer builds for one environment instance."""
+    return {member: getattr(instance, member)
+            for member, _ in inspect.getmembers(type(instance), predicate=inspect.isfunction)
+            if member not in ("reset", "get_reward") and not member.startswith("_")}
+
+
+def _restored(schema_prop: dict) -> dict:
+    """A property as the model sees it: the schema keys plus the constraints in the description."""
+    out = {k: v for k, v in schema_prop.items() if k not in ("description", "nullable")}
+    out.update(_schema.parse_note(schema_prop.get("description", "")))
+    return out
+
+
+def test_every_tool_of_every_world_keeps_every_constraint_through_get_json_schema(api, made):
+    by_world = {}
+    for world, tool in every_tool(api):
+        by_world.setdefault(world, []).append(tool)
+    for world, tools in by_world.items():
+        instance = made(world, api)()
+        methods = trl_tools(instance)
+        assert set(methods) == {model_name(t["name"]) for t in tools}
+        for tool in tools:
+            schema = get_json_schema(methods[model_name(tool["name"])])["function"]
+            assert schema["description"] == " ".join(tool["description"].split())
+            served = tool["parameters"]
+            assert sorted(schema["parameters"].get("required", [])) == sorted(served.get("required", []))
+            for name, prop in served["properties"].items():
+                flat, _ = _schema.flatten(prop)
+                flat.pop("description", None)
+                got = _restored(schema["parameters"]["properties"][name])
+                assert got == flat, (world, tool["name"], name)
+                assert schema["parameters"]["properties"][name]["description"].startswith(
+                    " ".join(prop.get("description", "").split())[:40])
+
+
+def test_constraints_like_maxlength_and_minimum_reach_the_schema(api, made):
+    instance = made("coinpurse", api)()
+    schema = get_json_schema(instance.add_contact)["function"]["parameters"]["properties"]["name"]
+    assert schema["type"] == "string" and '"maxLength":80' in schema["description"]
+    qb = made("quickbasket", api)()
+    refund = get_json_schema(qb.request_refund)["function"]["parameters"]["properties"]
+    assert refund["reason"]["enum"] == ["changed_mind", "damaged", "expired", "missing", "quality", "wrong_item"]
+    assert _schema.parse_note(refund["items"]["description"])["items"]["properties"]["quantity"]["minimum"] == 1
+
+
+def test_a_scripted_rollout_scores_one_as_grpo_trainer_drives_it(api, made):
+    factory = made("coinpurse", api)
+    instance = factory()
+    (row,) = [r for r in dataset_rows("coinpurse", seeds=[1], base_url=api) if r["task_id"] == "cp-04"]
+    assert row["prompt"] == [{"role": "user", "content": PROMPT}] and row["seed"] == 1
+    observation = instance.reset(**row)
+    assert isinstance(observation, str) and "Policy:" in observation
+    setup = reference("coinpurse", instance._env.observation)
+    assert setup.instruction in observation
+    tools = trl_tools(instance)
+    completion = []
+    for tool, arguments in setup.solution:
+        result = str(tools[model_name(tool)](**arguments))
+        assert result.startswith('{"ok":true')
+        completion += [{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {
+            "name": model_name(tool), "arguments": arguments}}]}, {"role": "tool", "name": tool, "content": result}]
+    completion.append({"role": "assistant", "content": setup.output})
+    assert reward_func(completions=[completion], environments=[instance], prompts=[row["prompt"]]) == [1.0]
+
+
+def test_a_refused_call_is_an_answer_and_no_answer_scores_zero(api, made):
+    instance = made("coinpurse", api)()
+    instance.reset(task_id="cp-04", seed=1, prompt=[])
+    answer = instance.add_contact(handle="not a handle", name="X")
+    assert answer.startswith('{"ok":false,"error":')
+    assert reward_func([[{"role": "assistant", "content": ""}]], environments=[instance]) == [0.0]
+
+
+def test_reward_func_needs_the_environments():
+    with pytest.raises(ValueError, match="environment_factory"):
+        reward_func(["answer"])
