@@ -125,16 +125,21 @@ def server(core: str = "cython", env: dict | None = None, args: tuple = ()):
 # -- a lean HTTP/1.1 client --------------------------------------------------------
 
 
+# Extra header lines on every request (``bench_batch.py --api-key`` puts the
+# key's ``authorization`` line here).
+HEADERS = ""
+
+
 def post(path: str, body: bytes) -> bytes:
     """A whole pre-encoded ``POST`` request, ready to write on a keep-alive connection."""
     return (
-        f"POST {path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+        f"POST {path} HTTP/1.1\r\nhost: 127.0.0.1\r\n{HEADERS}content-type: application/json\r\n"
         f"content-length: {len(body)}\r\n\r\n"
     ).encode() + body
 
 
 def get(path: str) -> bytes:
-    return f"GET {path} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".encode()
+    return f"GET {path} HTTP/1.1\r\nhost: 127.0.0.1\r\n{HEADERS}\r\n".encode()
 
 
 class Conn:

@@ -330,7 +330,15 @@ def top_functions(path: str, n: int = 15) -> list:
 async def run(args, progress) -> dict:
     rng = random.Random(args.rng_seed)
     rows, extra = [], {}
-    with C.server(args.core) as (host, port, pid):
+    server_args = ()
+    if args.api_key:
+        # Keys on: a fresh data folder with one key, sent on every request.
+        from sw_runtime.security.keys import KeyStore
+
+        data_dir = tempfile.mkdtemp(prefix="sw-bench-keys-")
+        C.HEADERS = f"authorization: Bearer {KeyStore(data_dir).create('bench', 'episodes:read,episodes:write')[0]}\r\n"
+        server_args = ("--auth", "keys", "--data-dir", data_dir)
+    with C.server(args.core, args=server_args) as (host, port, pid):
         progress("server up")
         setup = await C.Conn.open(host, port)
         w = Workload(setup, args, rng)
@@ -531,6 +539,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--group-size", type=int, default=64, help="episodes per group (a GRPO group)")
     p.add_argument("--create-requests", type=int, default=10, help="timed batch-create requests")
     p.add_argument("--submit-max", type=int, default=4096, help="episodes of (a) submitted through batch submit")
+    p.add_argument("--api-key", action="store_true",
+                   help="serve with --auth keys and send an API key on every request (the cost of keys on)")
     p.add_argument("--rng-seed", type=int, default=0, help="seed of the workload's random choices")
     p.add_argument("--profile", metavar="FILE",
                    help="record the server with py-spy during (a) into FILE (collapsed stacks) and print the "

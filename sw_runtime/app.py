@@ -19,10 +19,12 @@ from starlette.routing import Route
 
 from . import errors
 from .api import batch, catalog, cluster, episodes, forks, seeds, snapshots, state
+from .api import keys as keys_api, limits as limits_api, operations, webhooks as webhooks_api
 from .api.common import error_response, json_response
 from .config import Settings
 from .mcp.server import EpisodeMcp, McpDoor
 from .runs import control as runs_control
+from .security.layer import Layer
 from .service import Service
 from .worlds import registry
 
@@ -34,6 +36,9 @@ AREAS = (episodes, batch, catalog, forks, snapshots, state, seeds, cluster)
 def build_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
     service = Service(settings)
+    layer = Layer(settings)
+    layer.metrics.watch(service)
+    service.listen(layer.webhooks.emit)
 
     async def healthz(request: Request):
         return json_response(service.health())
@@ -55,10 +60,12 @@ def build_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app):
         _settle_memory()
         await service.start()
+        await layer.start()
         try:
             async with mcp.run():
                 yield
         finally:
+            await layer.stop()
             await service.stop()
 
     routes = [Route("/healthz", healthz, methods=["GET"])]
@@ -67,13 +74,32 @@ def build_app(settings: Settings | None = None) -> Starlette:
     mcp = McpDoor(service)
     routes += runs_control.routes(service, mcp)  # /v1 and the tools under tools_url
     routes.append(Route("/api/v1/episodes/{id}/mcp", EpisodeMcp(mcp)))
+    for area in (limits_api, webhooks_api, keys_api, operations):
+        routes += area.routes(layer, service)
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: http_error, Exception: crashed},
         lifespan=lifespan,
     )
     app.state.service = service
+    app.state.layer = layer
+    app.add_middleware(_Wrapped, wrap=lambda inner: layer.wrap(inner, lambda: _templates(app)))
     return app
+
+
+class _Wrapped:
+    """Starlette middleware slot for the security layer's ASGI wrappers."""
+
+    def __init__(self, app, wrap):
+        self.app = wrap(app)
+
+    async def __call__(self, scope, receive, send):
+        await self.app(scope, receive, send)
+
+
+def _templates(app) -> dict:
+    """Endpoint -> route template, for metrics labels (a bounded set, unlike raw paths)."""
+    return {r.endpoint: r.path for r in app.routes if hasattr(r, "endpoint")}
 
 
 def _settle_memory() -> None:

@@ -10,7 +10,8 @@ from . import __version__
 
 
 # Modules with a ``register(subparsers)`` function adding their commands.
-COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worldkit.commands"]
+COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worldkit.commands",
+                         "sw_runtime.security.keys_cmd"]
 
 
 def _serve(args) -> int:
@@ -21,9 +22,16 @@ def _serve(args) -> int:
     from .app import build_app
     from .config import Settings
 
+    from .security.exposure import refuse_open_bind
+
     settings = Settings.from_env(
-        idle_timeout=args.idle_timeout, max_body=args.max_body, step_limit=args.step_limit, shard=args.shard
+        idle_timeout=args.idle_timeout, max_body=args.max_body, step_limit=args.step_limit, shard=args.shard,
+        auth=args.auth, data_dir=args.data_dir,
     )
+    refused = refuse_open_bind(args.host, settings.auth, args.insecure)
+    if refused:
+        print(f"sandworld serve: {refused}", file=sys.stderr)
+        return 2
     if args.replicas is not None or args.address is not None:
         return _serve_cluster(args, settings)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -119,6 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--step-limit", type=int, default=None, metavar="N",
                    help="steps allowed per episode (default: 200, or SW_STEP_LIMIT)")
     s.add_argument("--shard", type=int, default=None, help="this server's shard number in a cluster (default: 0)")
+    s.add_argument("--auth", choices=["none", "keys"], default=None,
+                   help="'keys': every /api/v1 request needs an API key (`sandworld keys create`); "
+                        "default: none, or SW_AUTH")
+    s.add_argument("--insecure", action="store_true",
+                   help="allow binding a non-loopback address without --auth keys (anyone who reaches the port "
+                        "can read and drive every episode)")
+    s.add_argument("--data-dir", default=None, metavar="DIR",
+                   help="data folder for keys and webhooks (default: ./sandworld-data, or SW_DATA_DIR)")
     s.add_argument("--replicas", type=int, default=None, metavar="N",
                    help="serve N shards as Ray actors on ports PORT..PORT+N-1 (needs Ray: "
                         "pip install 'sandworld-runtime[cluster]'); see docs/CLUSTER.md")

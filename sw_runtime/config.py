@@ -33,6 +33,14 @@ class Settings:
     idempotency_ttl: float = 86400.0  # seconds an Idempotency-Key is remembered
     max_idempotency_keys: int = 100_000  # keys remembered per server; the oldest are forgotten first
     max_idempotency_bytes: int = 256 * 1024 * 1024  # answers kept for those keys, in bytes
+    data_dir: str = "./sandworld-data"  # keys.sqlite, webhooks.sqlite (and the durable log) live here
+    auth: str = "none"  # "keys": every /api/v1 request needs an API key (docs/SECURITY.md)
+    key_rate: float = 0.0  # calls a second per API key (a /batch counts its calls); 0: no limit
+    key_burst: int = 0  # a key's bucket size; 0: one second's worth
+    ip_rate: float = 0.0  # calls a second per client IP; 0: no limit
+    ip_burst: int = 0  # an IP's bucket size; 0: one second's worth
+    webhook_queue: int = 10_000  # webhook messages waiting to be sent; past it, new ones are dropped
+    webhook_backoff: str = "1,5,30,120,600"  # seconds before each retry of a failed delivery
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":

@@ -43,6 +43,12 @@ class Unauthorized(ApiError):
     code, status = "unauthorized", 401
 
 
+class Forbidden(ApiError):
+    """A valid API key without the scope a route needs (docs/SECURITY.md lists the scopes)."""
+
+    code, status = "insufficient_scope", 403
+
+
 class NotFound(ApiError):
     code, status = "not_found", 404
 

@@ -34,20 +34,23 @@ class CreateEpisode(_Body):
 
 
 _NO_ARGS = msgspec.Raw(b"{}")
+# A factory, not a plain default: the OpenAPI document is generated from
+# these structs, and a Raw default cannot be written into a JSON Schema.
+_no_args = msgspec.field(default_factory=lambda: _NO_ARGS)
 
 
 class Step(_Body, gc=False):
     tool: str
     # Kept as the JSON the client sent: the tool's own decoder reads it
     # straight into its params struct, and the trace stores these bytes.
-    arguments: msgspec.Raw = _NO_ARGS
+    arguments: msgspec.Raw = _no_args
     dry_run: bool = False
 
 
 class Call(_Body, gc=False):
     episode_id: str
     tool: str
-    arguments: msgspec.Raw = _NO_ARGS
+    arguments: msgspec.Raw = _no_args
     dry_run: bool = False
 
 
@@ -100,6 +103,15 @@ class SubmitItem(Submit, kw_only=True):
 
 class BatchSubmit(_Body):
     episodes: list[msgspec.Raw]
+
+
+class CreateWebhook(_Body):
+    """``POST /webhooks``: where to send which events, and the signing secret
+    (Standard Webhooks, ``whsec_`` + base64; omitted, the server makes one)."""
+
+    url: str
+    events: list[str]
+    secret: str | None = None
 
 
 _decoders: dict = {}

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import httpx
 import pytest
 from sandworld.local import local_server
+
+# Servers the tests start keep their data folder (keys, webhooks, logs) in a
+# temporary folder, never in ./sandworld-data of the checkout.
+os.environ.setdefault("SW_DATA_DIR", tempfile.mkdtemp(prefix="sandworld-test-data-"))
 
 
 # The tests start servers exactly as `sandworld eval` does: the product's own

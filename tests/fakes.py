@@ -45,12 +45,21 @@ def fake_model(reply):
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    model.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    with serving(Handler) as root:
+        model.url = f"{root}/v1"
+        yield model
+
+
+@contextlib.contextmanager
+def serving(handler):
+    """Run an ``http.server`` handler class on a free port of 127.0.0.1 in a
+    thread for the block; yield its root URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield model
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

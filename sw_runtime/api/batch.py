@@ -12,6 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..security.gate import project_of
+from ..security.limits import call_counter
 from .common import API, endpoint, idempotency_key, read_body, reply_response
 
 
@@ -19,17 +21,20 @@ def routes(service) -> list:
     @endpoint
     async def batch(request: Request):
         body = await read_body(request, service.max_body)
-        return Response(await service.batch(body), media_type="application/json")
+        answer = await service.batch(body, project=project_of(request), on_count=call_counter(request))
+        return Response(answer, media_type="application/json")
 
     @endpoint
     async def batch_create(request: Request):
         body = await read_body(request, service.max_body)
-        return reply_response(await service.create_many(body, idempotency_key(request)))
+        return reply_response(await service.create_many(body, idempotency_key(request), project=project_of(request),
+                                                        on_count=call_counter(request)))
 
     @endpoint
     async def batch_submit(request: Request):
         body = await read_body(request, service.max_body)
-        return reply_response(await service.submit_many(body, idempotency_key(request)))
+        return reply_response(await service.submit_many(body, idempotency_key(request), project=project_of(request),
+                                                        on_count=call_counter(request)))
 
     return [
         Route(f"{API}/batch", batch, methods=["POST"]),

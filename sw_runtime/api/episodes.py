@@ -6,6 +6,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..security.gate import project_of
 from .common import API, endpoint, idempotency_key, json_response, read_body, reply_response
 
 
@@ -21,21 +22,24 @@ def routes(service) -> list:
     @endpoint
     async def create_episode(request: Request):
         body = await read_body(request, service.max_seed_body)
-        return reply_response(await service.create(request.path_params["env"], body, idempotency_key(request)))
+        return reply_response(await service.create(request.path_params["env"], body, idempotency_key(request),
+                                                   project=project_of(request)))
 
     @endpoint
     async def show_episode(request: Request):
-        return json_response(service.episode(request.path_params["id"]))
+        return json_response(service.episode(request.path_params["id"], project=project_of(request)))
 
     @endpoint
     async def step(request: Request):
         body = await read_body(request, service.max_body)
-        return Response(await service.step(request.path_params["id"], body), media_type="application/json")
+        answer = await service.step(request.path_params["id"], body, project=project_of(request))
+        return Response(answer, media_type="application/json")
 
     @endpoint
     async def submit(request: Request):
         body = await read_body(request, service.max_body)
-        return reply_response(await service.submit(request.path_params["id"], body, idempotency_key(request)))
+        return reply_response(await service.submit(request.path_params["id"], body, idempotency_key(request),
+                                                   project=project_of(request)))
 
     return [
         Route(f"{API}/environments", list_environments, methods=["GET"]),

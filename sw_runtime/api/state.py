@@ -12,6 +12,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.routing import Route
 
+from ..security.gate import project_of
 from .common import API, endpoint, json_response
 
 
@@ -19,6 +20,7 @@ def routes(service) -> list:
     @endpoint
     async def state(request: Request):
         raw = request.query_params.get("collections")
-        return json_response(service.state(request.path_params["id"], raw.split(",") if raw is not None else None))
+        wanted = raw.split(",") if raw is not None else None
+        return json_response(service.state(request.path_params["id"], wanted, project=project_of(request)))
 
     return [Route(f"{API}/episodes/{{id}}/state", state, methods=["GET"])]

@@ -59,9 +59,10 @@ def invalid_state(world, issues: list) -> errors.InvalidRequest:
     )
 
 
-def resolve(world, req, task, snapshots) -> Start | None:
+def resolve(world, req, task, snapshots, project: str | None = None) -> Start | None:
     """Where a create request starts: its ``state``, its snapshot (one of
-    ``snapshots``), or ``None`` for the world's seeded state."""
+    ``snapshots``, and of ``project``'s when given), or ``None`` for the
+    world's seeded state."""
     state, snapshot_id = getattr(req, "state", None), getattr(req, "snapshot_id", None)
     if state is not None and snapshot_id is not None:
         raise errors.InvalidRequest("give either state or snapshot_id, not both: each replaces the seeded state")
@@ -69,7 +70,7 @@ def resolve(world, req, task, snapshots) -> Start | None:
         return prepare(world, state, task, req.seed)
     if snapshot_id is None:
         return None
-    snap = snapshots.get(snapshot_id)
+    snap = snapshots.get(snapshot_id, project)
     if snap.world is not world:
         raise errors.InvalidRequest(
             f"snapshot {snapshot_id} holds a {snap.world.name} state; start it under "

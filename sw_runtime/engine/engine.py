@@ -28,6 +28,7 @@ from .ids import Minter
 from .seeds import SeedCache
 from .signals import Signals
 from .snapshots import Snapshots
+from .tally import Tally
 from .users import LlmUsers, ScriptedUser
 
 log = logging.getLogger("sandworld.engine")
@@ -76,15 +77,21 @@ class Engine:
         self.users = LlmUsers()
         self.judge = Judge()
         self.snapshots = Snapshots(self.settings.max_snapshots, self.ids)
+        self.tally = Tally()
+        # Called with (event, episode, evaluation-or-ending) as episodes start,
+        # are scored and end (the service hands them to its listeners: webhooks).
+        self.on_event = None
 
     # -- lookup --------------------------------------------------------------
 
-    def get(self, episode_id: str) -> Episode:
+    def get(self, episode_id: str, project: str | None = None) -> Episode:
+        """The live episode; with ``project``, only if it is that project's:
+        another project's episode is 404 exactly like an unknown one."""
         ep = self.episodes.get(episode_id)
-        if ep is None:
-            why = self._evicted.get(episode_id)
-            if why is not None:
-                raise errors.NotFound(f"episode {episode_id} was evicted ({why}); start a new one")
+        if ep is None or (project is not None and ep.project != project):
+            evicted = self._evicted.get(episode_id) if ep is None else None
+            if evicted is not None and (project is None or evicted[1] == project):
+                raise errors.NotFound(f"episode {episode_id} was evicted ({evicted[0]}); start a new one")
             why = self.ids.why_missing(episode_id)
             if why is not None:
                 raise errors.NotFound(f"no episode {episode_id} here: {why}")
@@ -103,9 +110,10 @@ class Engine:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def create(self, environment: str, req, start=None) -> Episode:
+    def create(self, environment: str, req, start=None, project: str | None = None) -> Episode:
         """Start an episode from a decoded ``schemas.CreateEpisode``. ``start``:
-        its custom state, already prepared (``custom_seeds.prepare``)."""
+        its custom state, already prepared (``custom_seeds.prepare``).
+        ``project``: the caller's (None with keys off); the episode is its."""
         world = get_world(environment)
         if len(self.episodes) >= self.settings.max_episodes:
             self.sweep()
@@ -135,7 +143,7 @@ class Engine:
                 f"unknown user_simulator {req.user_simulator!r}; use \"scripted\" (the default) or \"llm\""
             )
         if start is None:  # a custom state or a snapshot, else the seeded state
-            start = custom_seeds.resolve(world, req, task, self.snapshots)
+            start = custom_seeds.resolve(world, req, task, self.snapshots, project)
         seed = start if start is not None else self.seeds.get(world, req.seed)
         setup, start_passes, checks = None, [], []
         if task is not None:
@@ -172,12 +180,16 @@ class Engine:
             ep.tracker = Signals(ep, reference)
         if start is not None:
             ep.start_kind, ep.snapshot_id = start.kind, start.snapshot_id
+        ep.project = project
         self.episodes[ep.id] = ep
+        self.tally.creates[world.name] += 1
+        if self.on_event is not None:
+            self.on_event("created", ep, None)
         return ep
 
-    def create_many(self, items: list, view) -> list:
+    def create_many(self, items: list, view, project: str | None = None) -> list:
         """Start one episode per item (a ``schemas.CreateItem`` as raw JSON), in
-        order. Each slot is ``view(episode)``, or ``{"ok": false, "error"}``."""
+        order, for ``project``. Each slot is ``view(episode)``, or ``{"ok": false, "error"}``."""
         out = []
         full = None
         for raw in items:
@@ -187,7 +199,7 @@ class Engine:
                     # The server is at its episode cap: nothing later in this
                     # request can free room, so don't sweep once per item.
                     raise full
-                ep = self.create(req.environment, req)
+                ep = self.create(req.environment, req, project=project)
             except errors.RateLimited as e:
                 full = e
                 out.append({"ok": False, "error": e.slot()})
@@ -197,11 +209,11 @@ class Engine:
                 out.append(view(ep))
         return out
 
-    def fork(self, episode_id: str, n: int) -> tuple:
-        """``n`` forks of an open episode: ``(source, [forks])``."""
+    def fork(self, episode_id: str, n: int, project: str | None = None) -> tuple:
+        """``n`` forks of an open episode (one of ``project``'s, when given): ``(source, [forks])``."""
         if type(n) is not int or not 1 <= n <= forks.MAX_FORKS:
             raise errors.InvalidRequest(f"n is {n!r}; a fork makes 1 to {forks.MAX_FORKS} episodes at once")
-        src = self.get(episode_id)
+        src = self.get(episode_id, project)
         if src.status != OPEN:
             raise errors.EpisodeClosed(
                 f"episode {episode_id} was submitted; fork an open episode (or snapshot this one and start from it)"
@@ -219,24 +231,35 @@ class Engine:
         children = [forks.clone(src, self.new_episode_id(), inherited=True) for _ in range(n)]
         for child in children:
             self.episodes[child.id] = child
+            self.tally.creates[child.world.name] += 1
+            if self.on_event is not None:
+                self.on_event("created", child, None)
         return src, children
 
     def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
         """One call, its arguments as a Python value; the answer as a dict."""
         return _loads(self.step_json(episode_id, tool, _args_json(arguments), dry_run))
 
-    def step_json(self, episode_id: str, tool: str, args_json: bytes, dry_run: bool = False) -> bytes:
+    def step_json(self, episode_id: str, tool: str, args_json: bytes, dry_run: bool = False,
+                  project: str | None = None) -> bytes:
         """One call, its arguments as JSON; the answer as JSON."""
-        ep = self.get(episode_id)
+        ep = self.get(episode_id, project)
         if dry_run:
             return _dumps(preview(ep, tool, _args_value(args_json)))
-        return b"".join(ep.answer(tool, args_json)) + b"}"
+        pieces = ep.answer(tool, args_json)
+        self._count(ep, pieces)
+        return b"".join(pieces) + b"}"
+
+    def _count(self, ep: Episode, pieces: list) -> None:
+        self.tally.steps[ep.world.name] += 1
+        if not ep.calls[-1][1]:
+            self.tally.refused(pieces[2])  # the error payload (Episode.answer's layout)
 
     def batch(self, calls) -> list:
         """``batch_json`` with the results as dicts."""
         return _loads(self.batch_json(calls))["results"]
 
-    def batch_json(self, calls) -> bytes:
+    def batch_json(self, calls, project: str | None = None) -> bytes:
         """Run calls in order and answer ``{"results": [...]}`` as JSON.
 
         Each call is a ``schemas.Call`` (or the ``ApiError`` that decoding it
@@ -245,6 +268,7 @@ class Engine:
         """
         parts = [b'{"results":[']
         episodes = self.episodes
+        steps = self.tally.steps
         for call in calls:
             if len(parts) > 1:
                 parts.append(b",")
@@ -254,8 +278,8 @@ class Engine:
                 continue
             ep = episodes.get(call.episode_id)
             try:
-                if ep is None:
-                    ep = self.get(call.episode_id)  # raises not_found, saying why
+                if ep is None or (project is not None and ep.project != project):
+                    ep = self.get(call.episode_id, project)  # raises not_found, saying why
                 if call.dry_run:
                     res = preview(ep, call.tool, _args_value(_args_json(call.arguments)))
                     res["episode_id"] = ep.id
@@ -263,17 +287,22 @@ class Engine:
                 else:
                     # The pieces of every answer are joined once, at the end:
                     # results of a few KB each are copied one time only.
-                    parts += ep.answer(call.tool, _args_json(call.arguments))
+                    pieces = ep.answer(call.tool, _args_json(call.arguments))
+                    parts += pieces
                     parts.append(ep.id_tail)
+                    steps[ep.world.name] += 1
+                    if not ep.calls[-1][1]:
+                        self.tally.refused(pieces[2])
             except errors.ApiError as e:
                 parts.append(_dumps({"episode_id": call.episode_id, "ok": False, "error": e.slot()}))
         parts.append(b"]}")
         return b"".join(parts)
 
-    def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None) -> dict:
+    def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None,
+               project: str | None = None) -> dict:
         """Score and close an episode. ``verdicts`` holds the judge's answers to
         its rubric checks (by check id), fetched beforehand by ``Judge.decide``."""
-        ep = self.get(episode_id)
+        ep = self.get(episode_id, project)
         if ep.status != OPEN:
             raise errors.EpisodeClosed(f"episode {episode_id} was already submitted; read it with GET")
         ep.touched = time.monotonic()
@@ -287,6 +316,9 @@ class Engine:
             ) from None
         ep.status = SUBMITTED
         ep.evaluation = ev
+        self.tally.submits[ep.world.name] += 1
+        if self.on_event is not None:
+            self.on_event("submitted", ep, ev)
         return ev
 
     def _evaluate(self, ep: Episode, output: str, verdicts: dict | None) -> dict:
@@ -333,12 +365,14 @@ class Engine:
             else:
                 ep_idle, ep_old = idle, old
             if ep.touched < ep_idle:
-                gone.append((eid, f"idle for more than {now - ep_idle:g} s"))
+                gone.append((eid, f"idle for more than {now - ep_idle:g} s", "idle"))
             elif ep.born < ep_old:
-                gone.append((eid, f"older than the {now - ep_old:g} s limit"))
-        for eid, why in gone:
-            del self.episodes[eid]
-            self._evicted[eid] = why
+                gone.append((eid, f"older than the {now - ep_old:g} s limit", "max_age"))
+        for eid, why, ending in gone:
+            ep = self.episodes.pop(eid)
+            self._evicted[eid] = (why, ep.project)
+            if self.on_event is not None and ep.status == OPEN:  # a submitted one has had its ended event
+                self.on_event("evicted", ep, ending)
         while len(self._evicted) > _FORGET_EVICTED:
             self._evicted.popitem(last=False)
         if gone:

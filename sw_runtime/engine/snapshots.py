@@ -13,9 +13,11 @@ until some are deleted.
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timezone
 
 from .. import errors
+from ..pagination import paginate
 from .custom_seeds import Start
 from .ids import Minter
 
@@ -26,10 +28,12 @@ def _wall_now() -> str:
 
 
 class Snapshot:
-    __slots__ = ("id", "world", "episode_id", "step", "at", "created_at", "start")
+    __slots__ = ("id", "world", "episode_id", "step", "at", "created_at", "start", "project", "seq")
 
-    def __init__(self, id, world, episode_id, step, at, created_at, start):
+    def __init__(self, id, world, episode_id, step, at, created_at, start, project=None, seq=0):
         self.id = id
+        self.project = project  # the episode's project: only its callers see the snapshot
+        self.seq = seq  # creation order on this server: the list's stable order
         self.world = world
         self.episode_id = episode_id
         self.step = step
@@ -61,6 +65,7 @@ class Snapshots:
         self.limit = limit
         self._items: dict = {}
         self.ids = ids or Minter(0)
+        self._seq = itertools.count(1)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -83,20 +88,29 @@ class Snapshots:
             at=ep.clock[ep.steps],
             created_at=_wall_now(),
             start=Start(store=store, digest=store.digest(), kind="snapshot", snapshot_id=sid, seed=ep.seed),
+            project=getattr(ep, "project", None),
+            seq=next(self._seq),
         )
         self._items[sid] = snap
         return snap
 
-    def get(self, snapshot_id: str) -> Snapshot:
+    def get(self, snapshot_id: str, project: str | None = None) -> Snapshot:
+        """The snapshot; with ``project``, only if it is that project's (else
+        404 exactly as for an unknown id, so ids leak nothing)."""
         snap = self._items.get(snapshot_id)
-        if snap is None:
+        if snap is None or (project is not None and snap.project != project):
             why = self.ids.why_missing(snapshot_id)
             if why is not None:
                 raise errors.NotFound(f"no snapshot {snapshot_id} here: {why}")
             raise errors.NotFound(f"no snapshot {snapshot_id!r} (deleted, or never taken on this server)")
         return snap
 
-    def delete(self, snapshot_id: str) -> Snapshot:
-        snap = self.get(snapshot_id)
+    def delete(self, snapshot_id: str, project: str | None = None) -> Snapshot:
+        snap = self.get(snapshot_id, project)
         del self._items[snapshot_id]
         return snap
+
+    def page(self, page, project: str | None = None) -> dict:
+        """One page of snapshots in the order they were taken (``pagination.paginate``)."""
+        mine = (s for s in self._items.values() if project is None or s.project == project)
+        return paginate(mine, key=lambda s: (s.seq,), page=page, render=Snapshot.describe)

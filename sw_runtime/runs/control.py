@@ -16,6 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import errors
+from ..security.gate import project_of
 from ..service.runs import TOKEN_PREFIX, wall
 from . import requests, shapes
 from .gateway import Gateway, bearer, read_body
@@ -105,22 +106,23 @@ def routes(svc, mcp=None) -> list:
     async def create_run(request: Request):
         req = requests.run_request(await _body(request))
         req.environment = slug_of(req.environment)
-        run = await svc.create_run(req)
+        run = await svc.create_run(req, project_of(request))
         return _json(run_body(request, run, token=True), 201)
 
     @_endpoint
     async def show_run(request: Request):
-        return _json(run_body(request, await svc.read_run(request.path_params["run_id"])))
+        return _json(run_body(request, await svc.read_run(request.path_params["run_id"], project_of(request))))
 
     @_endpoint
     async def finish_run(request: Request):
         req = requests.decode(requests.FinishRun, await _body(request), empty_ok=True)
-        run = await svc.finish_run(request.path_params["run_id"], req.output, req.idempotency_key)
+        run = await svc.finish_run(request.path_params["run_id"], req.output, req.idempotency_key,
+                                   project_of(request))
         return _json(run_body(request, run))
 
     @_endpoint
     async def run_tools(request: Request):
-        run = await svc.run_tools(request.path_params["run_id"])
+        run = await svc.run_tools(request.path_params["run_id"], project_of(request))
         body = run_body(request, run, token=True)
         return _json({"run_id": run.id} | {k: body[k] for k in ("tools_url", "mcp_url", "token", "expires_at", "tools")})
 

@@ -4,6 +4,14 @@ Bodies come in as the request's JSON bytes and are decoded here, once, into
 ``sw_runtime.schemas`` structs; answers go out as ``Reply``s (or, on the hot
 path, bare JSON bytes; reads answer dicts). Errors are ``ApiError``s, which
 each door turns into its own envelope.
+
+``project`` is the caller's project, as the door authenticated it (None when
+keys are off: the caller sees everything). Who may see what is decided here:
+an episode or snapshot belongs to the project that made it, and another
+project's id answers 404 exactly like an unknown one. Idempotency keys are
+per project too. ``on_count``, on the batched operations, is called with the
+number of calls or items once they are decoded and before any runs (a door's
+rate limit counts calls, not requests; it may raise ``rate_limited``).
 """
 
 from __future__ import annotations
@@ -17,11 +25,13 @@ from sw_core_ext import IMPLEMENTATION
 
 from .. import __version__, errors, schemas
 from ..config import Settings
+from ..pagination import PageRequest
 from ..engine import custom_seeds, faults, views
 from ..engine.engine import Engine
 from ..engine.users import ASK_USER
 from ..verify import vocabulary
 from ..worlds import get_world, registry
+from . import events
 from .idempotent import run_keyed
 from .keys import IdempotencyKeys
 from .reply import Reply
@@ -50,6 +60,8 @@ class Service(RunOps):
         self._sweeper: asyncio.Task | None = None
         self._runs_sweeper: asyncio.Task | None = None
         self.init_runs()
+        self._listeners: list = []
+        self.engine.on_event = self._on_event
 
     # -- running ---------------------------------------------------------------
 
@@ -70,6 +82,25 @@ class Service(RunOps):
     def health(self) -> dict:
         return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(self.engine.episodes)}
 
+    def metrics(self) -> dict:
+        """Counts for ``/metrics``: steps, creates, submits by world, refusals
+        by code, live episodes, idempotency keys remembered."""
+        return {**self.engine.tally.snapshot(), "live_episodes": len(self.engine.episodes),
+                "idempotency_keys": len(self.keys)}
+
+    def listen(self, listener) -> None:
+        """Call ``listener(event, project, data)`` for each lifecycle event
+        (``service/events.py``). Listeners must not block: they run on the
+        stepping path (the webhook dispatcher only queues)."""
+        self._listeners.append(listener)
+
+    def _on_event(self, kind: str, ep, detail) -> None:
+        if not self._listeners:
+            return
+        for event, data in events.of(kind, ep, detail):
+            for listener in self._listeners:
+                listener(event, ep.project, data)
+
     # -- the catalogue -----------------------------------------------------------
 
     def environments(self) -> dict:
@@ -86,31 +117,35 @@ class Service(RunOps):
 
     # -- the episode lifecycle ---------------------------------------------------
 
-    async def create(self, environment: str, body: bytes, key: str | None = None) -> Reply:
+    async def create(self, environment: str, body: bytes, key: str | None = None, *,
+                     project: str | None = None) -> Reply:
         async def run():
             req = schemas.decode(schemas.CreateEpisode, body, empty_ok=True)
             start = await self._prepared_start(environment, req)
-            ep = self.engine.create(environment, req, start)
+            ep = self.engine.create(environment, req, start, project)
             return Reply(_dumps(self._created(ep)), created=True)
 
-        return await run_keyed(self.keys, "episodes.create", key, environment, body, run)
+        return await run_keyed(self.keys, _scope("episodes.create", project), key, environment, body, run)
 
-    async def create_many(self, body: bytes, key: str | None = None) -> Reply:
+    async def create_many(self, body: bytes, key: str | None = None, *, project: str | None = None,
+                          on_count=None) -> Reply:
         async def run():
             items = self._items(schemas.BatchCreate, body)
-            return Reply(_dumps({"results": self.engine.create_many(items, self._created)}))
+            if on_count is not None:
+                on_count(len(items))
+            return Reply(_dumps({"results": self.engine.create_many(items, self._created, project)}))
 
-        return await run_keyed(self.keys, "batch.create", key, "", body, run)
+        return await run_keyed(self.keys, _scope("batch.create", project), key, "", body, run)
 
-    async def step(self, episode_id: str, body: bytes) -> bytes:
+    async def step(self, episode_id: str, body: bytes, *, project: str | None = None) -> bytes:
         """One call: the step's answer as JSON."""
         req = schemas.decode(schemas.Step, body)
         args_json = bytes(req.arguments)
         if req.tool == ASK_USER and not req.dry_run:
-            await self._prepare_user(episode_id, _lenient(args_json))
-        return self.engine.step_json(episode_id, req.tool, args_json, req.dry_run)
+            await self._prepare_user(episode_id, _lenient(args_json), project=project)
+        return self.engine.step_json(episode_id, req.tool, args_json, req.dry_run, project)
 
-    async def batch(self, body: bytes) -> bytes:
+    async def batch(self, body: bytes, *, project: str | None = None, on_count=None) -> bytes:
         """Many calls to many episodes: ``{"results": [...]}`` as JSON, in call order."""
         try:
             calls = _batch_decode(body).calls  # the whole batch in one typed pass
@@ -121,63 +156,75 @@ class Service(RunOps):
         if len(calls) > self.settings.max_batch:
             raise errors.InvalidRequest(
                 f"{len(calls)} calls in one batch; at most {self.settings.max_batch}: split it")
+        if on_count is not None:
+            on_count(len(calls))
         for c in calls:
             if not isinstance(c, errors.ApiError) and c.tool == ASK_USER:
-                calls = await self._prepare_users(calls)
+                calls = await self._prepare_users(calls, project)
                 break
-        return self.engine.batch_json(calls)
+        return self.engine.batch_json(calls, project)
 
-    async def submit(self, episode_id: str, body: bytes, key: str | None = None) -> Reply:
+    async def submit(self, episode_id: str, body: bytes, key: str | None = None, *,
+                     project: str | None = None) -> Reply:
         async def run():
             req = schemas.decode(schemas.Submit, body, empty_ok=True)
-            return Reply(_dumps(await self._submit(episode_id, req.output)))
+            return Reply(_dumps(await self._submit(episode_id, req.output, project)))
 
-        return await run_keyed(self.keys, "episodes.submit", key, episode_id, body, run)
+        return await run_keyed(self.keys, _scope("episodes.submit", project), key, episode_id, body, run)
 
-    async def submit_many(self, body: bytes, key: str | None = None) -> Reply:
+    async def submit_many(self, body: bytes, key: str | None = None, *, project: str | None = None,
+                          on_count=None) -> Reply:
         async def run():
             out = []
-            for raw in self._items(schemas.BatchSubmit, body):
+            items = self._items(schemas.BatchSubmit, body)
+            if on_count is not None:
+                on_count(len(items))
+            for raw in items:
                 episode_id = None
                 try:
                     req = schemas.decode_item(schemas.SubmitItem, raw)
                     episode_id = req.episode_id
-                    out.append(await self._submit(episode_id, req.output))
+                    out.append(await self._submit(episode_id, req.output, project))
                 except errors.ApiError as e:
                     out.append({"episode_id": episode_id, "ok": False, "error": e.slot()})
             return Reply(_dumps({"results": out}))
 
-        return await run_keyed(self.keys, "batch.submit", key, "", body, run)
+        return await run_keyed(self.keys, _scope("batch.submit", project), key, "", body, run)
 
-    async def fork(self, episode_id: str, body: bytes, key: str | None = None) -> Reply:
+    async def fork(self, episode_id: str, body: bytes, key: str | None = None, *,
+                   project: str | None = None) -> Reply:
         async def run():
             req = schemas.decode(schemas.Fork, body, empty_ok=True)
-            src, children = self.engine.fork(episode_id, req.n)
+            src, children = self.engine.fork(episode_id, req.n, project)
             return Reply(_dumps(views.fork_group(src, children)), created=True)
 
-        return await run_keyed(self.keys, "episodes.fork", key, episode_id, body, run)
+        return await run_keyed(self.keys, _scope("episodes.fork", project), key, episode_id, body, run)
 
     # -- reading -------------------------------------------------------------------
 
-    def episode(self, episode_id: str) -> dict:
-        return views.full(self.engine.get(episode_id))
+    def episode(self, episode_id: str, *, project: str | None = None) -> dict:
+        return views.full(self.engine.get(episode_id, project))
 
-    def state(self, episode_id: str, collections: list | None = None) -> dict:
-        return views.state(self.engine.get(episode_id), collections)
+    def state(self, episode_id: str, collections: list | None = None, *, project: str | None = None) -> dict:
+        return views.state(self.engine.get(episode_id, project), collections)
 
     # -- snapshots -----------------------------------------------------------------
 
-    def take_snapshot(self, episode_id: str, body: bytes = b"") -> Reply:
+    def take_snapshot(self, episode_id: str, body: bytes = b"", *, project: str | None = None) -> Reply:
         schemas.decode(schemas.CreateSnapshot, body, empty_ok=True)
-        snap = self.engine.snapshots.take(self.engine.get(episode_id))
+        snap = self.engine.snapshots.take(self.engine.get(episode_id, project))
         return Reply(_dumps(snap.describe()), created=True)
 
-    def snapshot(self, snapshot_id: str) -> dict:
-        return self.engine.snapshots.get(snapshot_id).describe()
+    def snapshot(self, snapshot_id: str, *, project: str | None = None) -> dict:
+        return self.engine.snapshots.get(snapshot_id, project).describe()
 
-    def delete_snapshot(self, snapshot_id: str) -> dict:
-        snap = self.engine.snapshots.delete(snapshot_id)
+    def delete_snapshot(self, snapshot_id: str, *, project: str | None = None) -> dict:
+        snap = self.engine.snapshots.delete(snapshot_id, project)
         return {"snapshot_id": snap.id, "deleted": True}
+
+    def snapshots(self, page: PageRequest, *, project: str | None = None) -> dict:
+        """One page of the snapshots ``project`` may see, in the order taken."""
+        return self.engine.snapshots.page(page, project)
 
     # -- custom seeds --------------------------------------------------------------
 
@@ -213,21 +260,23 @@ class Service(RunOps):
         task = world.tasks_by_id.get(req.task_id) if req.task_id is not None else None
         return await asyncio.to_thread(custom_seeds.prepare, world, req.state, task, req.seed)
 
-    async def _submit(self, episode_id: str, output: str) -> dict:
+    async def _submit(self, episode_id: str, output: str, project: str | None = None) -> dict:
         engine = self.engine
-        ep = engine.get(episode_id)
+        ep = engine.get(episode_id, project)
         # A closed episode is refused by the engine without asking a judge.
         verdicts = await engine.judge.decide(ep, output) if ep.status == "open" else None
-        return engine.submit(episode_id, output, verdicts)
+        return engine.submit(episode_id, output, verdicts, project)
 
-    async def _prepare_user(self, episode_id: str, arguments, pending: list | None = None) -> None:
+    async def _prepare_user(self, episode_id: str, arguments, pending: list | None = None,
+                            project: str | None = None) -> None:
         """Fetch an llm user's reply before the engine runs the ask_user call."""
         engine = self.engine
         ep = engine.episodes.get(episode_id)
-        if ep is not None and ep.user is not None and ep.user.kind == "llm" and ep.status == "open":
+        if ep is not None and (project is None or ep.project == project) and ep.user is not None \
+                and ep.user.kind == "llm" and ep.status == "open":
             await engine.users.prepare(ep, arguments, pending)
 
-    async def _prepare_users(self, calls: list) -> list:
+    async def _prepare_users(self, calls: list, project: str | None = None) -> list:
         """Fetch llm users' replies for a batch's ask_user calls, in call order;
         a call whose reply cannot be had fails in its own slot."""
         pending: dict = {}
@@ -237,7 +286,7 @@ class Service(RunOps):
                 asked = pending.setdefault(call.episode_id, [])
                 arguments = _lenient(bytes(call.arguments))
                 try:
-                    await self._prepare_user(call.episode_id, arguments, asked)
+                    await self._prepare_user(call.episode_id, arguments, asked, project)
                 except errors.ApiError as e:
                     e.extra.setdefault("episode_id", call.episode_id)
                     out.append(e)
@@ -247,6 +296,11 @@ class Service(RunOps):
                     asked.append(question)
             out.append(call)
         return out
+
+
+def _scope(operation: str, project: str | None) -> str:
+    """An idempotency scope per project: one project's key never replays another's answer."""
+    return operation if project is None else f"{operation}@{project}"
 
 
 def _lenient(args_json: bytes):

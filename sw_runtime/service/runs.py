@@ -87,21 +87,21 @@ class RunOps:
 
     # -- runs ----------------------------------------------------------------
 
-    async def create_run(self, req: RunRequest) -> Run:
+    async def create_run(self, req: RunRequest, project: str | None = None) -> Run:
         """Start a run; the same ``idempotency_key`` with the same request answers the first run."""
         key = req.idempotency_key
         fingerprint = hashlib.sha256(req.canonical).digest()
         if key is not None:
-            seen = self.book.create_keys.get(key)
+            seen = self.book.create_keys.get((project, key))
             if seen is not None:
                 if seen[0] != fingerprint:
                     raise errors.IdempotencyConflict("this idempotency_key was used with a different request body")
-                return self.book.get(seen[1])
+                return self._run(seen[1], project)
         world = get_world(req.environment)
         task = resolve_task(world, req.task)
         ep = self.engine.create(world.name, schemas.CreateEpisode(
             task_id=task.id if task is not None else None, seed=req.seed, agent_name=req.agent_name,
-            checks=req.checks or None, replace_template_checks=req.replace_template_checks))
+            checks=req.checks or None, replace_template_checks=req.replace_template_checks), project=project)
         # The run's own call cap; the clock must reach that far.
         ep.step_limit = req.max_calls
         # The engine forgets the episode a little after the run's own endings
@@ -116,19 +116,27 @@ class RunOps:
             timeout_seconds=req.timeout_seconds, agent_name=req.agent_name, agent_revision=req.agent_revision,
             metadata=req.metadata, task_text=text))
         if key is not None:
-            self.book.create_keys[key] = (fingerprint, run.id)
+            self.book.create_keys[(project, key)] = (fingerprint, run.id)
         return run
 
-    async def read_run(self, run_id: str) -> Run:
-        """A run; reading ends a run that is due (idle or timed out)."""
+    def _run(self, run_id: str, project: str | None) -> Run:
+        """A run, if the caller's project may see it (another project's is 404 like an unknown one)."""
         run = self.book.get(run_id)
+        if project is not None and run.ep.project != project:
+            raise errors.NotFound(f"no run {run_id!r}")
+        return run
+
+    async def read_run(self, run_id: str, project: str | None = None) -> Run:
+        """A run; reading ends a run that is due (idle or timed out)."""
+        run = self._run(run_id, project)
         await self._end_if_due(run)
         return run
 
-    async def finish_run(self, run_id: str, output: str, key: str | None = None) -> Run:
+    async def finish_run(self, run_id: str, output: str, key: str | None = None,
+                         project: str | None = None) -> Run:
         """End a run on purpose and score it. A second finish is ``run_ended``
         unless it repeats the first one's idempotency key."""
-        run = self.book.get(run_id)
+        run = self._run(run_id, project)
         await self._end_if_due(run)
         if run.ended_by is not None:
             if key is not None and key == run.finish_key:
@@ -139,9 +147,9 @@ class RunOps:
         await self._end(run, "finish", output)
         return run
 
-    async def run_tools(self, run_id: str) -> Run:
+    async def run_tools(self, run_id: str, project: str | None = None) -> Run:
         """A run whose tools still answer (``run_ended`` once it has ended)."""
-        run = self.book.get(run_id)
+        run = self._run(run_id, project)
         await self._end_if_due(run)
         if run.ended_by is not None:
             raise errors.RunEnded("The run has ended; its tools no longer answer.")

@@ -66,6 +66,12 @@ class Unauthorized(ApiError):
     code, status = "unauthorized", 401
 
 
+class Forbidden(ApiError, PermissionError):
+    """403: the API key lacks the scope the route needs (the message names it)."""
+
+    code, status = "insufficient_scope", 403
+
+
 class NotFound(ApiError, LookupError):
     code, status = "not_found", 404
 
@@ -185,12 +191,12 @@ class SignalsUnavailable(SandworldError):
 _BY_CODE = {
     cls.code: cls
     for cls in (
-        InvalidJson, InvalidRequest, Unauthorized, NotFound, MethodNotAllowed, EpisodeClosed, StepLimit,
+        InvalidJson, InvalidRequest, Unauthorized, Forbidden, NotFound, MethodNotAllowed, EpisodeClosed, StepLimit,
         IdempotencyKeyReused, IdempotencyInProgress, PayloadTooLarge, RateLimited, VerifierUnavailable,
         UserSimulatorUnavailable, InternalError,
     )
 }
-_BY_STATUS = {409: Conflict, 429: RateLimited, 503: ServiceUnavailable}
+_BY_STATUS = {403: Forbidden, 409: Conflict, 429: RateLimited, 503: ServiceUnavailable}
 
 
 def from_envelope(status: int, body, headers: dict | None = None, attempts: int = 1) -> ApiError:

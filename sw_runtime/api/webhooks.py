@@ -1,0 +1,56 @@
+"""Webhook subscriptions and their delivery logs: register, list, delete, read.
+
+``POST /webhooks`` (201, shows the signing secret once), ``GET /webhooks``,
+``DELETE /webhooks/{id}``, ``GET /webhooks/{id}/deliveries``; lists are
+paginated (``limit``, ``cursor`` -> ``next_cursor``). A caller sees only its
+project's subscriptions; another project's id is 404 like an unknown one.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.routing import Route
+
+from .. import schemas
+from ..pagination import page_request
+from ..security.gate import principal_of
+from .common import API, endpoint, json_response, read_body
+
+MAX_BODY = 64 * 1024
+
+
+def _page(request: Request):
+    q = request.query_params
+    return page_request(q.get("limit"), q.get("cursor"))
+
+
+def routes(layer, service) -> list:
+    subs, dispatcher = layer.subscriptions, layer.webhooks
+
+    @endpoint
+    async def register(request: Request):
+        req = schemas.decode(schemas.CreateWebhook, await read_body(request, MAX_BODY))
+        sub = subs.add(principal_of(request).project, req.url, req.events, req.secret)
+        return json_response({**sub.describe(), "secret": sub.secret}, 201)
+
+    @endpoint
+    async def listing(request: Request):
+        return json_response(subs.page(_page(request), principal_of(request).project))
+
+    @endpoint
+    async def delete(request: Request):
+        sub = subs.delete(request.path_params["id"], principal_of(request).project)
+        return json_response({"webhook_id": sub.id, "deleted": True})
+
+    @endpoint
+    async def deliveries(request: Request):
+        page = _page(request)
+        sub = subs.get(request.path_params["id"], principal_of(request).project)
+        return json_response(dispatcher.page(sub.id, page))
+
+    return [
+        Route(f"{API}/webhooks", register, methods=["POST"]),
+        Route(f"{API}/webhooks", listing, methods=["GET"]),
+        Route(f"{API}/webhooks/{{id}}", delete, methods=["DELETE"]),
+        Route(f"{API}/webhooks/{{id}}/deliveries", deliveries, methods=["GET"]),
+    ]

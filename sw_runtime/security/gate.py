@@ -1,0 +1,116 @@
+"""The gate: an ASGI middleware that admits each request before any route runs.
+
+In order: the client IP's bucket, the key (``--auth keys``), the route's
+scope, the key's bucket. It leaves the caller's ``Principal`` in the ASGI
+scope (``principal_of(request)``) for the doors to hand to the service,
+which decides what that caller may see. It answers 401, 403 and 429 itself,
+in the error envelope, and adds the ``RateLimit-*`` headers to every answer
+when limits are on.
+
+Health, readiness, metrics and the OpenAPI document are open to every
+caller and never limited: probes and scrapers must not lock themselves out.
+"""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+from starlette.responses import Response
+
+from .. import errors
+from . import limits
+from .scopes import EVERYONE, Principal, required_scope
+
+OPEN_PATHS = frozenset({"/healthz", "/readyz", "/metrics", "/openapi.json"})
+# A run's or an episode's tools (the real APIs' addresses, MCP) answer to that
+# run's own token, which the service checks: no API key there (reference 001).
+TOKEN_PATHS = re.compile(r"/(v1/runs/[^/]+/tools/|api/v1/episodes/[^/]+/(tools/|mcp/?$))")
+PRINCIPAL = "sw.principal"
+
+
+def principal_of(request) -> Principal:
+    """The caller of a request, as the gate admitted it (everyone when keys are off)."""
+    return request.scope.get(PRINCIPAL, EVERYONE)
+
+
+def project_of(request) -> str | None:
+    """The caller's project, which the service checks on every lookup (None: keys off, every project)."""
+    return request.scope.get(PRINCIPAL, EVERYONE).project
+
+
+def _refusal(err: errors.ApiError) -> Response:
+    return Response(orjson.dumps(err.envelope()), status_code=err.status, media_type="application/json",
+                    headers=err.headers)
+
+
+class Gate:
+    """``Gate(app, keys=KeyStore | None, limiter=Limiter | None)``: keys None means auth is off."""
+
+    def __init__(self, app, keys=None, limiter: limits.Limiter | None = None):
+        self.app = app
+        self.keys = keys
+        self.limiter = limiter if limiter is not None and limiter.on else None
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            return await self.app(scope, receive, send)
+        limiter = self.limiter
+        buckets = []
+        try:
+            if limiter is not None:
+                client = scope.get("client")
+                buckets = limiter.buckets(client[0] if client else None, None)
+                limiter.charge(buckets, 1)
+            principal = EVERYONE
+            if self.keys is not None and not TOKEN_PATHS.match(scope["path"]):
+                principal = self._authenticate(scope)
+                need = required_scope(scope["method"], scope["path"])
+                if need is not None and need not in principal.scopes:
+                    raise errors.Forbidden(
+                        f"this key lacks the {need} scope that {scope['method']} {scope['path']} needs; "
+                        f"it has {', '.join(sorted(principal.scopes))}. Make a key with it: "
+                        f"sandworld keys create --project {principal.project} --scopes {need},…"
+                    )
+                if limiter is not None:
+                    mine = limiter.buckets(None, principal.key_id)
+                    limiter.charge(mine, 1)
+                    buckets += mine
+        except errors.ApiError as e:
+            response = _refusal(e)
+            if buckets:
+                response.raw_headers.extend(limits.headers(buckets))
+            return await response(scope, receive, send)
+        scope[PRINCIPAL] = principal
+        if not buckets:
+            return await self.app(scope, receive, send)
+        scope["sw.buckets"] = buckets
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", ())) + limits.headers(buckets)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+    def _authenticate(self, scope) -> Principal:
+        token = None
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                scheme, _, token = value.decode("latin-1").partition(" ")
+                if scheme.lower() != "bearer":
+                    token = None
+                break
+        if not token:
+            raise errors.Unauthorized(
+                "this server needs an API key: send `Authorization: Bearer sw_live_…` "
+                "(the Python client reads SANDWORLD_API_KEY); make one with `sandworld keys create`",
+                headers={"www-authenticate": 'Bearer realm="sandworld"'},
+            )
+        principal = self.keys.authenticate(token.strip())
+        if principal is None:
+            raise errors.Unauthorized(
+                "this API key is unknown or revoked; ask for a new one (`sandworld keys create`)",
+                headers={"www-authenticate": 'Bearer realm="sandworld", error="invalid_token"'},
+            )
+        return principal

@@ -1,0 +1,66 @@
+"""Private-network mode in one place: what ``build_app`` adds to a server.
+
+``Layer(settings)`` holds the key store (when ``--auth keys``), the rate
+limiter, this server's metrics registry, the webhook subscriptions and their
+dispatcher. ``wrap(app)`` puts the gate and the metrics middleware around the
+app; ``start``/``stop`` run in the app's lifespan.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .deliveries import Dispatcher
+from .gate import Gate
+from .keys import KeyStore
+from .limits import Limiter, Rule
+from .metrics import Metrics, MetricsMiddleware
+from .webhooks import Subscriptions
+
+AUTH_MODES = ("none", "keys")
+
+
+def _backoff(text: str) -> tuple:
+    try:
+        steps = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise SystemExit(f"SW_WEBHOOK_BACKOFF={text!r} must be comma-separated seconds, e.g. 1,5,30") from None
+    if any(s < 0 for s in steps):
+        raise SystemExit(f"SW_WEBHOOK_BACKOFF={text!r}: seconds cannot be negative")
+    return steps
+
+
+class Layer:
+    def __init__(self, settings):
+        if settings.auth not in AUTH_MODES:
+            raise SystemExit(f"--auth {settings.auth!r}: use one of {', '.join(AUTH_MODES)}")
+        self.settings = settings
+        self.data_dir = settings.data_dir
+        self.keys = KeyStore(settings.data_dir) if settings.auth == "keys" else None
+        self.limiter = Limiter(Rule(settings.key_rate, max(1, settings.key_burst or int(settings.key_rate) or 1)),
+                               Rule(settings.ip_rate, max(1, settings.ip_burst or int(settings.ip_rate) or 1)))
+        self.metrics = Metrics()
+        self.subscriptions = Subscriptions(settings.data_dir)
+        self.webhooks = Dispatcher(self.subscriptions, queue_size=settings.webhook_queue,
+                                   backoff=_backoff(settings.webhook_backoff))
+
+    def wrap(self, app, routes_of):
+        """The app behind the gate, timed by the metrics middleware (outermost, so
+        refusals by the gate are counted too)."""
+        return MetricsMiddleware(Gate(app, self.keys, self.limiter), self.metrics, routes_of)
+
+    async def start(self) -> None:
+        await self.webhooks.start()
+
+    async def stop(self) -> None:
+        await self.webhooks.stop()
+
+    def data_dir_writable(self) -> bool:
+        path = os.path.abspath(self.data_dir)
+        while not os.path.exists(path):  # not made yet: the first existing parent must let us make it
+            parent = os.path.dirname(path)
+            if parent == path:
+                return False
+            path = parent
+        return os.access(path, os.W_OK | os.X_OK)
+
