@@ -73,7 +73,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
         routes += area.routes(service)
     mcp = McpDoor(service)
     routes += runs_control.routes(service, mcp)  # /v1 and the tools under tools_url
-    routes.append(Route("/api/v1/episodes/{id}/mcp", EpisodeMcp(mcp)))
+    routes.append(Route("/api/v1/episodes/{id}/mcp", EpisodeMcp(mcp), methods=["GET", "POST", "DELETE"]))
     for area in (limits_api, webhooks_api, keys_api, operations):
         routes += area.routes(layer, service)
     app = Starlette(

@@ -22,6 +22,7 @@ from . import requests, shapes
 from .gateway import Gateway, bearer, read_body
 
 MAX_BODY = 1024 * 1024
+TOOL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]  # the real APIs' methods (and MCP's GET, POST, DELETE)
 
 
 def _json(body, status: int = 200) -> Response:
@@ -137,7 +138,7 @@ def routes(svc, mcp=None) -> list:
         Route("/v1/runs/{run_id}", show_run, methods=["GET"]),
         Route("/v1/runs/{run_id}/finish", finish_run, methods=["POST"]),
         Route("/v1/runs/{run_id}/tools", run_tools, methods=["GET"]),
-        Route("/v1/runs/{run_id}/tools/{path:path}", Gateway(svc, mcp, "run")),
-        Route("/api/v1/episodes/{id}/tools/{path:path}", Gateway(svc, mcp, "episode")),
-        Route("/v1/{rest:path}", no_route, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+        Route("/v1/runs/{run_id}/tools/{path:path}", Gateway(svc, mcp, "run"), methods=TOOL_METHODS),
+        Route("/api/v1/episodes/{id}/tools/{path:path}", Gateway(svc, mcp, "episode"), methods=TOOL_METHODS),
+        Route("/v1/{rest:path}", no_route, methods=TOOL_METHODS),
     ]
