@@ -18,6 +18,15 @@ class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     pass
 
 
+class Trigger(_Body):
+    """What an episode starts from, as reference 004's sandbox run does:
+    ``invoice``, ``email_received`` or ``cron`` and the entity it is about
+    (omitted: the most recent matching one; ignored for ``cron``)."""
+
+    kind: str
+    entity_id: str | None = None
+
+
 class CreateEpisode(_Body):
     task_id: str | None = None
     seed: int = 0
@@ -31,6 +40,10 @@ class CreateEpisode(_Body):
     # or a snapshot to start from. Any JSON: the world's parser says what is wrong.
     state: Any = None
     snapshot_id: str | None = None
+    # "sandbox": guarded tools answer would_* previews and change nothing (engine/sandbox.py).
+    mode: str = "live"
+    # Start from a trigger: the instruction is then the trigger's payload (engine/triggers.py).
+    trigger: Trigger | None = None
 
 
 _NO_ARGS = msgspec.Raw(b"{}")

@@ -21,7 +21,7 @@ from ..verify.evaluate import Facts
 from ..verify.judge import Judge
 from ..verify.score import baseline, evaluate
 from ..worlds import get_world
-from . import custom_seeds, faults, forks
+from . import custom_seeds, faults, forks, sandbox, triggers
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, Episode
 from .ids import Minter
@@ -138,6 +138,8 @@ class Engine:
                 f"unknown fault_profile {req.fault_profile!r}; the profiles are "
                 f"{', '.join(faults.PROFILES)} (GET /api/v1/fault-profiles)"
             )
+        if req.mode not in sandbox.MODES:
+            raise errors.InvalidRequest(f"unknown mode {req.mode!r}; use \"live\" (the default) or \"sandbox\"")
         if req.user_simulator not in (None, "scripted", "llm"):
             raise errors.InvalidRequest(
                 f"unknown user_simulator {req.user_simulator!r}; use \"scripted\" (the default) or \"llm\""
@@ -152,6 +154,9 @@ class Engine:
         if req.checks or req.replace_template_checks:
             checks = custom.parse(req.checks or [], world, checks, req.replace_template_checks)
             start_passes = baseline(checks, seed.store)
+        trigger = None
+        if req.trigger is not None:
+            setup, trigger = triggers.apply(world, seed.store, req.trigger, setup)
         ep = Episode(
             id=self.ids.episode(),
             world=world,
@@ -168,7 +173,9 @@ class Engine:
             clock=self._clock(world),
             signals=req.signals,
             fault_profile=req.fault_profile,
+            mode=req.mode,
         )
+        ep.trigger = trigger
         if setup is not None and setup.hidden_facts:
             ep.user = self.users.make() if req.user_simulator == "llm" else ScriptedUser()
         elif req.user_simulator == "llm":
@@ -326,7 +333,7 @@ class Engine:
         if verdicts is not None:
             def judge(check, _facts):
                 return verdicts[check.id]
-        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output=output, judge=judge)
+        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output=output, judge=judge, trace=ep.trace)
         if ep.checks:
             scored = evaluate(ep.checks, facts, ep.start_passes)
         else:  # free play: nothing to score

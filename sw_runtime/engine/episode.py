@@ -18,7 +18,7 @@ import orjson
 
 from .. import errors
 from ..worlds.tool import Context, Refused
-from . import faults
+from . import faults, sandbox
 from .trace import Trace
 from .users import ASK_USER, ASK_USER_DEFINITION
 
@@ -65,11 +65,11 @@ class Episode:
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
         "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
-        "idle_timeout", "max_age", "project", "__weakref__",
+        "sandbox", "trigger", "idle_timeout", "max_age", "project", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
-                 agent_name, created_at, step_limit, clock, signals=False, fault_profile=None):
+                 agent_name, created_at, step_limit, clock, signals=False, fault_profile=None, mode="live"):
         self.id = id
         self.id_tail = b',"episode_id":"' + id.encode() + b'"}'  # closes a /batch result
         self.world = world
@@ -94,6 +94,8 @@ class Episode:
         self.clock = clock
         self.signals = signals
         self.fault_profile = fault_profile
+        self.sandbox = mode == "sandbox"  # guarded tools answer previews (engine/sandbox.py)
+        self.trigger = None  # {"kind", "entity_id"} when the episode started from a trigger
         self.tracker = None  # signals.Signals when signals are on
         self.last_results = {}  # tool -> the bytes of its last result (see answer)
         self.user = None  # users.ScriptedUser / LlmUser on tasks with hidden facts
@@ -168,7 +170,9 @@ class Episode:
                                       "message": f"invalid arguments for {tool.name}: nested too deeply"}
             else:
                 schema_valid = True
-                if self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
+                if self.sandbox and tool.cls != "safe":
+                    ok, payload = sandbox.intercept(self, tool, args, n, at)
+                elif self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
                         and faults.hits(self.fault_profile, self.seed, n):
                     fault = self.fault_profile
                     ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
@@ -193,7 +197,8 @@ class Episode:
         self.calls.append((tool_name, ok, mutated))
         signals_json = None
         if self.tracker is not None:
-            signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault)
+            signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault,
+                                                        (args_json, ok, payload_json))
         self.trace.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
                            reactions_json, signals_json, fault))
         at_json = _AT_JSON.get(at)
@@ -287,6 +292,8 @@ class Episode:
             "created_at": self.created_at,
             "signals": self.signals,
             "fault_profile": self.fault_profile,
+            "mode": "sandbox" if self.sandbox else "live",
+            "trigger": self.trigger,
             "user_simulator": self.user.kind if self.user is not None else None,
             "training": self.training,
             "start": self.start_kind,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import orjson
 
 from ..verify import checks as C
-from ..verify.evaluate import Facts, allowed, collateral, run_check
+from ..verify.evaluate import Facts, allowed, call_matches, collateral, run_check
 from ..verify.score import weighted
 
 # Fields that differ between any two correct runs (ids, times): not compared.
@@ -101,7 +101,7 @@ class Signals:
     """
 
     __slots__ = ("reference", "guards", "progress", "ref_progress", "passes", "counts",
-                 "_by_collection", "_diff_checks", "_by_action", "_last_key", "_last_json", "_bad")
+                 "_by_collection", "_diff_checks", "_by_action", "_filtered", "_last_key", "_last_json", "_bad")
 
     def __init__(self, ep, reference: Reference | None):
         self.reference = reference
@@ -110,6 +110,7 @@ class Signals:
         self._by_collection = {}  # collection -> indexes of record/field checks on it
         self._diff_checks = []
         self._by_action = {}  # tool -> indexes of action checks naming it
+        self._filtered = set()  # ... of those, the ones that also match arguments or results
         for i, c in enumerate(ep.checks):
             if isinstance(c, _STATE_KINDS):
                 self._by_collection.setdefault(c.collection, []).append(i)
@@ -117,11 +118,13 @@ class Signals:
                 self._diff_checks.append(i)
             elif isinstance(c, _TRACE_KINDS):
                 self._by_action.setdefault(c.action, []).append(i)
+                if c.arguments is not None or c.result is not None:
+                    self._filtered.add(i)
         self.counts = {}
         for tool, _ok, _m in ep.calls:
             self.counts[tool] = self.counts.get(tool, 0) + 1
         diff = ep.store.diff(ep.start)
-        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output="", diff=diff)
+        facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output="", diff=diff, trace=ep.trace)
         self.passes = [None if isinstance(c, C.Rubric) else run_check(c, facts)[0] for c in ep.checks]
         self.progress = weighted(ep.checks, self.passes, ep.start_passes)[0] if ep.checks else 0.0
         self.ref_progress = reference.progress(ep.store, diff) if reference is not None else 0.0
@@ -177,13 +180,20 @@ class Signals:
                         bad.add((coll, rid))
         return bad
 
-    def _update(self, ep, tool: str, mutated: bool) -> bool:
-        """Recompute after a step; answer whether the step made collateral changes."""
+    def _update(self, ep, tool: str, mutated: bool, call=None) -> bool:
+        """Recompute after a step; answer whether the step made collateral changes.
+        ``call``: the step's ``(args_json, ok, payload_json)``, for action checks
+        that match arguments or results."""
         checks, passes = ep.checks, self.passes
         dirty = False
         self.counts[tool] = n = self.counts.get(tool, 0) + 1
         for i in self._by_action.get(tool, ()):
-            passes[i] = (n > 0) if isinstance(checks[i], C.ActionCalled) else (n == 0)
+            if i in self._filtered:
+                if call is None or not call_matches(checks[i], *call):
+                    continue  # this call is not one the check counts
+                passes[i] = isinstance(checks[i], C.ActionCalled)
+            else:
+                passes[i] = (n > 0) if isinstance(checks[i], C.ActionCalled) else (n == 0)
             dirty = True
         violation = False
         store = ep.store
@@ -192,7 +202,7 @@ class Signals:
         if mutated:
             diff = store.diff(ep.start)
             changed, back = self._changed(store, diff)
-            facts = Facts(start=ep.start, end=store, calls=ep.calls, output="", diff=diff)
+            facts = Facts(start=ep.start, end=store, calls=ep.calls, output="", diff=diff, trace=ep.trace)
             for coll in changed:
                 for i in self._by_collection.get(coll, ()):
                     passes[i] = run_check(checks[i], facts)[0]
@@ -211,11 +221,11 @@ class Signals:
             self.progress = weighted(checks, passes, ep.start_passes)[0]
         return violation
 
-    def after_step_json(self, ep, schema_valid: bool, mutated: bool, fault) -> bytes:
+    def after_step_json(self, ep, schema_valid: bool, mutated: bool, fault, call=None) -> bytes:
         """``after_step`` encoded. Most steps are reads that change nothing,
         whose signals are the same bytes as the last such step's: reuse them."""
         progress, ref_progress = self.progress, self.ref_progress
-        violation = self._update(ep, ep.calls[-1][0], mutated)
+        violation = self._update(ep, ep.calls[-1][0], mutated, call)
         key = (schema_valid, mutated, violation, fault, self.progress, progress, self.ref_progress, ref_progress)
         if key == self._last_key:
             return self._last_json
@@ -223,9 +233,9 @@ class Signals:
         self._last_key, self._last_json = key, out
         return out
 
-    def after_step(self, ep, schema_valid: bool, mutated: bool, fault) -> dict:
+    def after_step(self, ep, schema_valid: bool, mutated: bool, fault, call=None) -> dict:
         progress, ref_progress = self.progress, self.ref_progress
-        violation = self._update(ep, ep.calls[-1][0], mutated)
+        violation = self._update(ep, ep.calls[-1][0], mutated, call)
         return self._body(schema_valid, mutated, violation, fault, progress, ref_progress)
 
     def _body(self, schema_valid, mutated, violation, fault, progress, ref_progress) -> dict:

@@ -46,6 +46,12 @@ class Trace:
         rows = list(self.rows)
         return Trace(rows, len(rows) if inherited else self.inherited)
 
+    def calls(self):
+        """``(tool, args_json, ok, payload_json)`` of every row: what action
+        checks with argument or result filters read (verify.evaluate)."""
+        for row in self.rows:
+            yield row[TOOL], row[ARGS], row[OK], row[PAYLOAD]
+
     def entries(self, start: int = 0, stop: int | None = None) -> list:
         """The rows as the API shows them."""
         out = []

@@ -48,6 +48,7 @@ ASK_USER_DEFINITION = {
         "such as a preference or a detail the request leaves out. Answers in their words."
     ),
     "parameters": json_schema(AskArgs),
+    "class": "safe",  # it changes nothing: it runs in sandbox episodes too
 }
 
 

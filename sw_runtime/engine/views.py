@@ -35,6 +35,8 @@ def created(ep) -> dict:
         "step_budget": ep.task.step_budget if ep.task else None,
         "signals": ep.signals,
         "fault_profile": ep.fault_profile,
+        "mode": "sandbox" if ep.sandbox else "live",
+        "trigger": ep.trigger,
         "user_simulator": ep.user.kind if ep.user is not None else None,
         "training": ep.training,
         "checks": [{"id": c.id, "kind": c.__struct_config__.tag, "label": c.label, "source": c.source}

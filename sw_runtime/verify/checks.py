@@ -59,10 +59,18 @@ class NoWrites(_Check, tag="no_writes"):
 
 class ActionCalled(_Check, tag="action_called"):
     action: str
+    # Optional filters on the call (``where``-style: dotted paths, a string
+    # matches as a case-insensitive substring, a list field matches when an
+    # item does): its arguments, and its result, which for a guarded tool in
+    # sandbox mode is the preview (``{"would_send.to": "billing@"}``).
+    arguments: _Where | None = None
+    result: _Where | None = None
 
 
 class ActionNotCalled(_Check, tag="action_not_called"):
     action: str
+    arguments: _Where | None = None
+    result: _Where | None = None
 
 
 class OutputContains(_Check, tag="output_contains"):
@@ -89,6 +97,11 @@ class Allow(msgspec.Struct, forbid_unknown_fields=True):
 
 class NoCollateral(_Check, tag="no_collateral"):
     allow: list[Allow] = []
+
+
+def no_collateral(*allow: Allow, label: str = "Nothing changed beyond what the task requires") -> NoCollateral:
+    """A task's ``no-collateral`` check: every change must match one of ``allow``."""
+    return NoCollateral(id="no-collateral", label=label, allow=list(allow))
 
 
 Check = Union[

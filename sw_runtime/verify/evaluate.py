@@ -24,6 +24,9 @@ class Facts:
     output: str = ""
     diff: dict = field(default=None)
     judge: object = None  # callable(check, facts) -> (passed, detail), or None
+    # What action checks with argument/result filters read: anything whose calls() yields
+    # (tool, args_json, ok, payload_json) per call in order (the engine's Trace).
+    trace: object = None
 
     def __post_init__(self):
         if self.diff is None:
@@ -108,14 +111,62 @@ def no_writes(c, f):
     return n == 0, f"{n} write{'s' if n != 1 else ''}{where}"
 
 
+def _filtered_calls(c, f):
+    """How many calls to ``c.action`` match its arguments/result filters; None
+    when there is no trace to read them from."""
+    if f.trace is None:
+        return None
+    return sum(1 for tool, args_json, ok, payload_json in f.trace.calls()
+               if tool == c.action and call_matches(c, args_json, ok, payload_json))
+
+
+def call_matches(c, args_json: bytes, ok: bool, payload_json: bytes) -> bool:
+    """Whether one call (its arguments and answer as JSON) passes the
+    ``arguments``/``result`` filters of the action check ``c``."""
+    if c.result is not None and not ok:
+        return False  # a refused call has no result to match
+    if c.arguments is not None and not _call_matches(_json(args_json), c.arguments):
+        return False
+    return c.result is None or _call_matches(_json(payload_json), c.result)
+
+
+def _json(data: bytes):
+    try:
+        return orjson.loads(data)
+    except (orjson.JSONDecodeError, RecursionError):
+        return None  # unreadable arguments match no filter
+
+
+def _call_matches(value, where: dict) -> bool:
+    for path, expected in where.items():
+        actual = get_path(value, path) if isinstance(value, dict) else MISSING
+        if actual is MISSING:
+            return False
+        items = actual if isinstance(actual, list) and not isinstance(expected, list) else [actual]
+        if not any(value_matches(x, expected) for x in items):
+            return False
+    return True
+
+
+def _count_calls(c, f):
+    if c.arguments is None and c.result is None:
+        n = sum(1 for tool, _ok, _m in f.calls if tool == c.action)
+        return n, f"{c.action} called {n} time{'s' if n != 1 else ''}"
+    n = _filtered_calls(c, f)
+    filters = {k: v for k, v in (("arguments", c.arguments), ("result", c.result)) if v is not None}
+    if n is None:
+        return None, "undecided: no trace to match the call's arguments or result against"
+    return n, f"{c.action} called {n} time{'s' if n != 1 else ''} with {_j(filters)}"
+
+
 def action_called(c, f):
-    n = sum(1 for tool, _ok, _m in f.calls if tool == c.action)
-    return n > 0, f"{c.action} called {n} time{'s' if n != 1 else ''}"
+    n, detail = _count_calls(c, f)
+    return (None if n is None else n > 0), detail
 
 
 def action_not_called(c, f):
-    n = sum(1 for tool, _ok, _m in f.calls if tool == c.action)
-    return n == 0, f"{c.action} called {n} time{'s' if n != 1 else ''}"
+    n, detail = _count_calls(c, f)
+    return (None if n is None else n == 0), detail
 
 
 def output_contains(c, f):

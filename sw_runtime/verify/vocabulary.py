@@ -23,8 +23,9 @@ PASSES_WHEN = {
     "field_contains": "A record matching where has value in field (case-insensitive; a list field may hold it).",
     "write_count": "The records created, updated and removed, in that collection or in all, number from min to max.",
     "no_writes": "No record was created, updated or removed (in that collection, or in any).",
-    "action_called": "A call in the trace used that tool.",
-    "action_not_called": "No call in the trace used that tool.",
+    "action_called": "A call in the trace used that tool (and, when given, its arguments and result match: "
+    "a guarded tool's result in sandbox mode is its would_* preview).",
+    "action_not_called": "No call in the trace used that tool (with arguments and result matching, when given).",
     "output_contains": "The output sent to submit contains value, case-insensitive.",
     "output_equals": "The output sent to submit equals value exactly.",
     "rubric": "A judge model reads the task, trace, state diff and output and answers yes to text; "
@@ -40,7 +41,8 @@ EXAMPLES = {
     "field_contains": {"kind": "field_contains", "collection": "transactions", "field": "note", "value": "dinner"},
     "write_count": {"kind": "write_count", "collection": "transactions", "min": 1, "max": 1},
     "no_writes": {"kind": "no_writes", "collection": "contacts"},
-    "action_called": {"kind": "action_called", "action": "list_requests"},
+    "action_called": {"kind": "action_called", "action": "send_email",
+                      "result": {"sandbox": True, "would_send.to": "billing@"}},
     "action_not_called": {"kind": "action_not_called", "action": "send_money"},
     "output_contains": {"kind": "output_contains", "value": "declined"},
     "output_equals": {"kind": "output_equals", "value": "Done."},

@@ -183,8 +183,13 @@ def tool_problems(tool) -> list:
     """What is wrong with one tool as served."""
     out = []
     d = tool.definition()
-    if set(d) != {"name", "description", "parameters"}:
-        out.append(f"{tool.name}: a definition has exactly name, description, parameters")
+    if set(d) - {"class"} != {"name", "description", "parameters"}:
+        out.append(f"{tool.name}: a definition has exactly name, description, parameters (and class)")
+    if d.get("class") not in ("safe", "guarded"):
+        out.append(f"{tool.name}: a tool needs a class, safe or guarded (an unclassed tool is blocked in "
+                   "sandbox mode)")
+    if tool.preview is not None and (tool.cls != "guarded" or not tool.preview.startswith("would_")):
+        out.append(f"{tool.name}: a preview key belongs to a guarded tool and starts with would_")
     if not NAME.match(tool.name):
         out.append(f"{tool.name!r}: a tool name is 1 to 64 letters, digits, '_', '-' or '.'")
     if not isinstance(tool.description, str) or not tool.description.strip():
@@ -435,15 +440,14 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="Print a world's seed digests and task-setup fingerprints as JSON.")
     p.add_argument("world")
     p.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (default: 0,1,2)")
-    p.add_argument("--module", default=None, help="import the world from this module (default: the registry)")
+    p.add_argument("--module", default=None,
+                   help="import the world from this module or module:attr (default: the registry)")
     args = p.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     if args.module:
-        import importlib
+        from ..worlds import load
 
-        world = importlib.import_module(args.module).WORLD
-        if world.name != args.world:
-            raise SystemExit(f"{args.module} holds the world {world.name!r}, not {args.world!r}")
+        world = load(args.world, args.module)
     else:
         world = get_world(args.world)
     json.dump(fingerprints(world, seeds), sys.stdout, sort_keys=True)

@@ -14,8 +14,9 @@ def register(sub) -> None:
     n = sub.add_parser("new-world", help="make a new world package from the dummy template",
                        description="Copy the dummy world into a new, working world package.")
     n.add_argument("name", help="the world's name, e.g. flight-desk")
-    n.add_argument("--dir", type=Path, default=None,
-                   help="directory to put the package in (default: sw_runtime/worlds)")
+    n.add_argument("--path", type=Path, default=None, metavar="DIR",
+                   help="make an installable plugin project in DIR, outside this source tree (pip install -e DIR "
+                        "registers it); default: a built-in world in sw_runtime/worlds")
     n.add_argument("--prefix", default=None, help="task-id prefix (default: the name's initials, e.g. fd)")
     n.add_argument("--title", default=None, help="display title (default: from the name)")
     n.set_defaults(run=_new_world)
@@ -35,15 +36,18 @@ def _new_world(args) -> int:
     from ..worlds.scaffold import ScaffoldError, new_world
 
     try:
-        made = new_world(args.name, args.dir, prefix=args.prefix, title=args.title)
+        made = new_world(args.name, args.path, prefix=args.prefix, title=args.title)
     except ScaffoldError as e:
         print(f"sandworld new-world: {e}", file=sys.stderr)
         return 2
     print(f"Created the world {made.name!r} in {made.path}/ (task ids {made.prefix}-01, ...).\n")
-    print("Register it: add this line to PACKAGES in sw_runtime/worlds/__init__.py:\n")
-    print(made.registry_line + "\n")
-    if not made.module.startswith("sw_runtime."):
-        print(f"(The package must be importable as {made.module!r}: put {made.path.parent} on PYTHONPATH.)\n")
+    if made.project is not None:
+        print("It is an installable plugin project; install it (editable) so servers serve it:\n")
+        print(f"  pip install -e {made.project}\n")
+    else:
+        print('Register it: add this line under [project.entry-points."sandworld.worlds"] in pyproject.toml')
+        print("(and to BUILTIN in sw_runtime/worlds/__init__.py), then reinstall (./scripts/test does):\n")
+        print("  " + made.entry_point + "\n")
     print(f"Then check it:  sandworld check-world {made.name}")
     print("How to grow it into a real world: docs/WORLDS.md")
     return 0
@@ -62,7 +66,8 @@ def _check_world(args) -> int:
     unknown = [n for n in names if n not in registry()]
     if unknown:
         known = ", ".join(sorted(registry()))
-        hint = "" if all(n in PACKAGES for n in unknown) else " (a new world must be listed in PACKAGES first)"
+        hint = "" if all(n in PACKAGES for n in unknown) else (
+            " (a new world is registered by an entry point in the sandworld.worlds group: install its package)")
         console.print(f"[red]sandworld check-world: unknown world {', '.join(unknown)}{hint}; known: {known}")
         return 2
     reports = []

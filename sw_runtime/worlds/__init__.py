@@ -1,24 +1,76 @@
-"""The registry of worlds, by name.
+"""The registry of worlds, by name: every world is a plugin.
 
-Every world package is listed here once. ``SW_WORLDS=a,b`` serves only those
-worlds (each world's module is imported only when it is served).
+A world is registered through the ``sandworld.worlds`` entry-point group: the
+entry's name is the world's name and its value the object that holds it
+(``"flight_desk:WORLD"``, or a module whose ``WORLD`` it is). The built-in
+worlds are registered the same way, in this project's ``pyproject.toml``;
+a package of your own adds a world by declaring an entry point and being
+installed (``sandworld new-world NAME --path DIR`` makes one). Only when this
+project itself runs uninstalled, from a bare source tree, are the built-ins
+read from ``BUILTIN`` instead.
+
+``SW_WORLDS=a,b`` serves only those worlds (a world's module is imported only
+when it is served).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+from importlib import metadata
 
 from .. import errors
 
-PACKAGES = {
-    "coinpurse": "sw_runtime.worlds.coinpurse",
-    "dummy": "sw_runtime.worlds.dummy",
-    "offsite-planning": "sw_runtime.worlds.offsite_planning",
-    "quickbasket": "sw_runtime.worlds.quickbasket",
+GROUP = "sandworld.worlds"
+DISTRIBUTION = "sandworld-runtime"
+
+# The same entries as pyproject.toml's [project.entry-points."sandworld.worlds"].
+BUILTIN = {
+    "codehost": "sw_runtime.worlds.codehost:WORLD",
+    "coinpurse": "sw_runtime.worlds.coinpurse:WORLD",
+    "dummy": "sw_runtime.worlds.dummy:WORLD",
+    "offsite-planning": "sw_runtime.worlds.offsite_planning:WORLD",
+    "quickbasket": "sw_runtime.worlds.quickbasket:WORLD",
+    "receivables": "sw_runtime.worlds.receivables:WORLD",
 }
 
+
+def discover() -> dict:
+    """Every registered world, name -> ``"module:attr"``, from the installed
+    distributions' entry points. Two distributions claiming one name is an
+    error that names both."""
+    found: dict = {}
+    owners: dict = {}
+    try:
+        metadata.distribution(DISTRIBUTION)
+    except metadata.PackageNotFoundError:  # a bare source tree: the built-ins are not declared anywhere
+        found.update(BUILTIN)
+        owners.update({n: "this source tree" for n in BUILTIN})
+    for ep in metadata.entry_points(group=GROUP):
+        owner = ep.dist.name if ep.dist is not None else "?"
+        if ep.name in found and found[ep.name] != ep.value:
+            raise SystemExit(f"two packages register the world {ep.name!r}: {owners[ep.name]} ({found[ep.name]}) "
+                             f"and {owner} ({ep.value}); uninstall one or rename its world")
+        found[ep.name] = ep.value
+        owners[ep.name] = owner
+    return found
+
+
+PACKAGES = discover()
+
 _REGISTRY: dict | None = None
+
+
+def load(name: str, target: str):
+    """The ``World`` an entry point's value names, checked to be ``name``."""
+    module, _, attr = target.partition(":")
+    obj = importlib.import_module(module)
+    for part in (attr or "WORLD").split("."):
+        obj = getattr(obj, part)
+    if getattr(obj, "name", None) != name:
+        raise SystemExit(f"the entry point {name!r} = {target!r} holds the world {getattr(obj, 'name', obj)!r}; "
+                         "the entry's name must be the world's name")
+    return obj
 
 
 def registry() -> dict:
@@ -30,7 +82,7 @@ def registry() -> dict:
         if unknown:
             raise SystemExit(f"SW_WORLDS names unknown worlds {unknown}; known: {sorted(PACKAGES)}")
         names = wanted or sorted(PACKAGES)
-        _REGISTRY = {n: importlib.import_module(PACKAGES[n]).WORLD for n in sorted(names)}
+        _REGISTRY = {n: load(n, PACKAGES[n]) for n in sorted(names)}
     return _REGISTRY
 
 

@@ -5,6 +5,12 @@ name, title and task-id prefix, and its relative imports become absolute
 (``from sw_runtime.worlds.tool import ...``) so the package works wherever it
 is put. It is a complete, checkable world from the first minute; the author
 then grows its state, tools and tasks (see ``docs/WORLDS.md``).
+
+With ``path`` it is an installable project outside this source tree: a
+``pyproject.toml`` that declares the world in the ``sandworld.worlds``
+entry-point group, a README, and the package. ``pip install -e DIR`` and
+the server serves it. Without, the package goes next to the built-in worlds
+and the author adds its entry point to this project's ``pyproject.toml``.
 """
 
 from __future__ import annotations
@@ -29,12 +35,14 @@ class NewWorld:
     name: str
     package: str  # the Python package name (dashes become underscores)
     path: Path  # the package directory
-    module: str  # the dotted module path to list in PACKAGES
+    module: str  # the dotted module path of the package
     prefix: str  # task ids are <prefix>-01, ...
+    project: Path | None = None  # the installable project's directory, when one was made
 
     @property
-    def registry_line(self) -> str:
-        return f'    "{self.name}": "{self.module}",'
+    def entry_point(self) -> str:
+        """The line that registers it, under ``[project.entry-points."sandworld.worlds"]``."""
+        return f'{self.name} = "{self.module}:WORLD"'
 
 
 def default_prefix(name: str) -> str:
@@ -42,11 +50,12 @@ def default_prefix(name: str) -> str:
     return "".join(p[0] for p in parts) if len(parts) > 1 else name[:2]
 
 
-def new_world(name: str, dest: Path | None = None, prefix: str | None = None, title: str | None = None) -> NewWorld:
+def new_world(name: str, path: Path | None = None, prefix: str | None = None, title: str | None = None) -> NewWorld:
     """Copy the dummy world into a package for the world ``name``.
 
-    ``dest`` is the directory the package goes in (default: next to the
-    other worlds, in ``sw_runtime/worlds``). Raises ``ScaffoldError``."""
+    ``path``: make an installable project in that directory (it must not
+    exist, or be empty); default: a package next to the built-in worlds, in
+    ``sw_runtime/worlds``. Raises ``ScaffoldError``."""
     from . import PACKAGES
 
     if not NAME.match(name) or len(name) > 40:
@@ -60,12 +69,20 @@ def new_world(name: str, dest: Path | None = None, prefix: str | None = None, ti
     prefix = prefix or default_prefix(name)
     if not re.fullmatch(r"[a-z]{1,4}", prefix):
         raise ScaffoldError(f"task-id prefix {prefix!r}: use 1 to 4 lowercase letters")
-    dest = Path(dest) if dest is not None else WORLDS_DIR
+    project = Path(path) if path is not None else None
+    if project is not None:
+        if project.exists() and (not project.is_dir() or any(project.iterdir())):
+            raise ScaffoldError(f"{project} already exists and is not an empty directory")
+        if project.resolve().is_relative_to(WORLDS_DIR.parent.parent.resolve()):
+            raise ScaffoldError(f"{project} is inside the sandworld source tree; a plugin lives in its own directory "
+                                "(leave out --path to add a built-in world)")
+        dest = project
+    else:
+        dest = WORLDS_DIR
     path = dest / package
     if path.exists():
         raise ScaffoldError(f"{path} already exists")
-    in_tree = dest.resolve() == WORLDS_DIR.resolve()
-    module = f"sw_runtime.worlds.{package}" if in_tree else package
+    module = package if project is not None else f"sw_runtime.worlds.{package}"
 
     path.mkdir(parents=True)
     try:
@@ -80,10 +97,49 @@ def new_world(name: str, dest: Path | None = None, prefix: str | None = None, ti
                 out.write_text(_rewrite(src.read_text(encoding="utf-8"), name, prefix, title, rel), encoding="utf-8")
             else:
                 shutil.copyfile(src, out)
+        if project is not None:
+            _write_project(project, name, package, title)
     except Exception:
-        shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(project if project is not None else path, ignore_errors=True)
         raise
-    return NewWorld(name=name, package=package, path=path, module=module, prefix=prefix)
+    return NewWorld(name=name, package=package, path=path, module=module, prefix=prefix, project=project)
+
+
+def _write_project(root: Path, name: str, package: str, title: str | None) -> None:
+    """The files that make ``root`` an installable plugin project."""
+    title = title or " ".join(w.capitalize() for w in name.split("-"))
+    (root / "pyproject.toml").write_text(f"""[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "sandworld-world-{name}"
+version = "0.1.0"
+description = "The {name} world for Sandworld runtime."
+requires-python = ">=3.11"
+dependencies = ["sandworld-runtime"]
+
+# This line is what makes a server serve the world: the entry point's name is
+# the world's name, its value the World object.
+[project.entry-points."sandworld.worlds"]
+{name} = "{package}:WORLD"
+
+[tool.setuptools]
+packages = ["{package}"]
+
+[tool.setuptools.package-data]
+"{package}" = ["*.md"]
+""", encoding="utf-8")
+    (root / "README.md").write_text(f"""# {title}
+
+A world for Sandworld runtime, made by `sandworld new-world {name} --path ...`.
+
+```bash
+pip install -e .                 # registers the world (entry point sandworld.worlds: {name})
+sandworld check-world {name}     # its contract: schemas, determinism, reference solutions
+sandworld serve                  # serves it with every other installed world
+```
+""", encoding="utf-8")
 
 
 def _sub(pattern: str, repl: str, text: str, what: str, count: int = 0) -> str:

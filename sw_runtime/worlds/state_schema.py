@@ -98,7 +98,8 @@ class StateSchema:
             msgspec.convert(record, kind)
         except msgspec.ValidationError as e:
             return _issue(at, str(e), self._fields[collection], collection)
-        if "id" in self._fields[collection] and record["id"] != rid:
+        # A string id is the record's key; a numeric one (GitHub's ids) is just data.
+        if "id" in self._fields[collection] and isinstance(record["id"], str) and record["id"] != rid:
             return Issue(f"{at}.id", f"the record's id {record['id']!r} differs from its key {rid!r}; make them equal")
         return None
 

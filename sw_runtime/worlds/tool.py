@@ -5,6 +5,14 @@ types its arguments. The JSON Schema the agent sees is generated from that
 Struct, and the same Struct decodes the call, so what is advertised is what is
 enforced. A tool that refuses raises ``Refused``; the engine turns it into an
 ``ok: false`` result (data, never an HTTP error).
+
+Every tool has a **class** (reference 004's model), served with its
+definition: ``safe`` tools run normally in a sandbox episode, ``guarded``
+tools are intercepted there and answer a preview of what they would have done
+(``{"sandbox": true, "would_send": {...}}`` when the tool names its
+``preview`` key, else ``{"sandbox": true, "would_change": <state diff>}``).
+By default a reading tool is safe and a writing tool guarded; a tool declared
+with ``cls=None`` is unclassed, and a sandbox episode refuses to run it.
 """
 
 from __future__ import annotations
@@ -70,6 +78,8 @@ class Tool:
     fn: Callable[[Context, Any], Any]
     writes: bool
     schema: dict = field(repr=False, default_factory=dict)
+    cls: str | None = None  # "safe" | "guarded" | None (unclassed: blocked in sandbox mode)
+    preview: str | None = None  # a guarded tool's preview key in sandbox mode, e.g. "would_send"
     # Decodes a call's JSON arguments straight into ``params`` (typed, fast).
     decoder: Any = field(init=False, repr=False, compare=False)
     name_json: bytes = field(init=False, repr=False, compare=False)  # the name as JSON, for answers
@@ -79,14 +89,32 @@ class Tool:
         object.__setattr__(self, "name_json", msgspec.json.encode(self.name))
         if not self.schema:
             object.__setattr__(self, "schema", json_schema(self.params))
+        if self.cls not in CLASSES:
+            raise ValueError(f"tool {self.name}: class {self.cls!r} is not one of {CLASSES}")
 
     def definition(self) -> dict:
-        """The tool as served: the Messages API shape ``{name, description, parameters}``."""
-        return {"name": self.name, "description": self.description, "parameters": self.schema}
+        """The tool as served: the Messages API shape ``{name, description, parameters}``,
+        plus its ``class`` when it has one."""
+        d = {"name": self.name, "description": self.description, "parameters": self.schema}
+        if self.cls is not None:
+            d["class"] = self.cls
+        return d
 
 
-def tool(*, writes: bool, params: type = NoArgs, name: str | None = None):
-    """Declare a tool. Its description is the function's docstring."""
+CLASSES = ("safe", "guarded", None)
+_AUTO = "auto"
+
+
+def tool(*, writes: bool, params: type = NoArgs, name: str | None = None, cls: str | None = _AUTO,
+         preview: str | None = None):
+    """Declare a tool. Its description is the function's docstring.
+
+    ``cls`` is its class in sandbox mode: by default ``"guarded"`` when it
+    writes, else ``"safe"``; ``None`` leaves it unclassed. ``preview`` names
+    the key a guarded tool's sandbox answer puts its result under
+    (``"would_send"``); without one the answer is ``would_change``."""
+    if cls == _AUTO:
+        cls = "guarded" if writes else "safe"
 
     def wrap(fn):
         doc = " ".join((fn.__doc__ or "").split())
@@ -99,6 +127,8 @@ def tool(*, writes: bool, params: type = NoArgs, name: str | None = None):
             fn=fn,
             writes=writes,
             schema=json_schema(params),
+            cls=cls,
+            preview=preview,
         )
 
     return wrap
@@ -115,11 +145,13 @@ def json_schema(params: type) -> dict:
             ref = node.get("$ref")
             if ref is not None:
                 target = dict(defs[ref.rsplit("/", 1)[-1]])
-                target.pop("title", None)
+                if isinstance(target.get("title"), str):
+                    target.pop("title")
                 # Keys beside the $ref (a field's own description) win over the struct's.
                 target.update({k: v for k, v in node.items() if k != "$ref"})
                 return inline(target)
-            return {k: inline(v) for k, v in node.items() if k != "title"}
+            # A "title" annotation goes; a property named "title" (a schema, not a string) stays.
+            return {k: inline(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
         if isinstance(node, list):
             return [inline(v) for v in node]
         return node

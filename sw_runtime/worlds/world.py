@@ -39,6 +39,9 @@ class World:
     # state_schema.StateSchema: the typed records custom seeds are parsed with;
     # None: the world takes no custom state.
     state_schema: object = None
+    # kind -> hydrate(store, entity_id | None) -> payload: episodes may start
+    # from these events (engine/triggers.py); e.g. receivables' invoice.
+    triggers: dict = field(default_factory=dict)
     tools_by_name: dict = field(init=False, repr=False)
     tasks_by_id: dict = field(init=False, repr=False)
     epoch_ms: int = field(init=False, repr=False)
@@ -79,6 +82,7 @@ class World:
         }
         if full:
             out["collections"] = list(self.collections)
+            out["triggers"] = list(self.triggers)
             out["tools"] = [t.definition() for t in self.tools]
             out["tasks"] = [
                 {"id": t.id, "title": t.title, "step_budget": t.step_budget, "refusal": t.refusal}

@@ -26,7 +26,7 @@ def test_reset_returns_instruction_policy_and_tools(api):
     assert obs["instruction"] == obs.instruction and "Luca" in obs.instruction
     assert obs.policy and obs.task_id == "cp-12" and obs.seed == 2
     assert {"list_requests", "pay_request", "decline_request"} <= {t["name"] for t in obs.tools}
-    assert all(set(t) == {"name", "description", "parameters"} for t in obs.tools)
+    assert all(set(t) == {"name", "description", "parameters", "class"} for t in obs.tools)
     assert obs.seed_digest.startswith("sha256:") and obs.training is False
 
 

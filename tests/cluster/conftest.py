@@ -15,7 +15,7 @@ import time
 import httpx
 import pytest
 
-from sandworld.local import free_ports
+from sandworld.local import free_ports, stop
 
 pytest.importorskip("ray", reason="the cluster runs on Ray: pip install -e '.[dev]'")
 
@@ -64,12 +64,7 @@ def serve_replicas(n: int, *args: str):
             time.sleep(0.2)
         yield running
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, timeout=60)  # the shards and the embedded Ray stop on SIGTERM
         log.close()
 
 

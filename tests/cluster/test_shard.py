@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import orjson
 import pytest
 
-from sandworld import BatchStepper, SandworldClient, SandworldEnv, errors
+from sandworld import BatchStepper, Retry, SandworldClient, SandworldEnv, errors
 from sandworld.routing import shard_of
 
 pytestmark = pytest.mark.slow
+
+PATIENT = Retry(attempts=60, backoff=0.1, max_backoff=2.0)  # rides out a restart on a busy machine
 
 
 def test_every_shard_lists_the_whole_cluster(cluster):
@@ -82,6 +86,18 @@ def test_the_handle_and_http_reach_the_same_episodes(cluster, shards):
     assert out["results"][0]["step"] == 2
 
 
+def _until_refused(url: str) -> None:
+    port = int(url.split(":")[2].split("/")[0])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        except ConnectionRefusedError:
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"port {port} still accepts connections 30 s after its shard was killed")
+
+
 def _pid(shards, shard: int) -> int:
     import ray
 
@@ -98,26 +114,41 @@ def test_a_killed_shard_comes_back_on_its_port_while_the_other_answers(cluster, 
 
         os.kill(old_pid, signal.SIGKILL)
         began = time.monotonic()
-        # shard 0 keeps answering, over HTTP and through Ray, while shard 1 is down
-        assert kept.step("get_balance").step == 1
-        assert shards.batch([{"episode_id": kept.episode_id, "tool": "get_balance"}])["results"][0]["step"] == 2
-        # shard 1 comes back on its own port, as a new process
-        while True:
-            try:
-                if httpx.get(cluster.urls[1].removesuffix("/api/v1") + "/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() - began < 120, "shard 1 did not come back within 120 s"
-            time.sleep(0.2)
+        _until_refused(cluster.urls[1])  # down: a request sent before this could die with the process
+        with ThreadPoolExecutor(2) as pool, SandworldClient(cluster.urls[0], retry=PATIENT) as patient:
+            # Calls to the dead shard, at once: over HTTP (a client with no open connection to it, so it
+            # meets refused connections and retries) and through Ray (the handle waits out the restart).
+            over_http = pool.submit(patient.step, lost.episode_id, "get_balance")
+            over_ray = pool.submit(shards.batch, [{"episode_id": lost.episode_id, "tool": "get_balance"}])
+            # shard 0 keeps answering, over HTTP and through Ray, while shard 1 is down
+            assert kept.step("get_balance").step == 1
+            assert shards.batch([{"episode_id": kept.episode_id, "tool": "get_balance"}])["results"][0]["step"] == 2
+            # both calls reach the restarted shard, whose episodes lived in memory: the id says it restarted
+            with pytest.raises(errors.NotFound) as gone:
+                over_http.result(timeout=150)
+            assert "restarted" in gone.value.message and gone.value.attempts > 1
+            slot = over_ray.result(timeout=150)["results"][0]
+            assert slot["error"]["code"] == "not_found" and "restarted" in slot["error"]["message"]
+        assert time.monotonic() - began < 150
+        # shard 1 is back on its own port, as a new process
+        assert httpx.get(cluster.urls[1].removesuffix("/api/v1") + "/healthz", timeout=5).status_code == 200
         assert _pid(shards, 1) != old_pid
-        # its episodes lived in memory: their ids say the server restarted
-        with pytest.raises(errors.NotFound) as gone:
-            client.step(lost.episode_id, "get_balance")
-        assert "restarted" in gone.value.message
-        slot = shards.batch([{"episode_id": lost.episode_id, "tool": "get_balance"}])["results"][0]
-        assert slot["error"]["code"] == "not_found" and "restarted" in slot["error"]["message"]
         # and it takes new episodes again, under the same URL
-        fresh = shards.create("coinpurse", {"task_id": "cp-01"}, shard=1)
-        assert client.step(fresh["episode_id"], "get_balance").step == 1
+        new = shards.create("coinpurse", {"task_id": "cp-01"}, shard=1)
+        assert client.step(new["episode_id"], "get_balance").step == 1
         assert httpx.get(f"{cluster.urls[1]}/cluster").json()["shard"] == 1
+
+
+def test_episodes_from_a_snapshot_start_on_the_snapshots_shard(cluster, shards):
+    with SandworldClient(cluster.urls[0]) as client:
+        src = client.create_episode("coinpurse", task_id="cp-01", seed=4, url=cluster.urls[1])
+        client.step(src.episode_id, "send_money", {"contact_id": "ct-02", "amount": 100, "note": "x"})
+        snap = httpx.post(f"{cluster.urls[1]}/episodes/{src.episode_id}/snapshots").json()
+        assert shard_of(snap["snapshot_id"]) == 1
+        # round-robin would put half of these on shard 0, which does not hold the snapshot
+        starts = [client.create_episode("coinpurse", task_id="cp-01", snapshot_id=snap["snapshot_id"])
+                  for _ in range(3)]
+        starts += client.create_episodes([{"environment": "coinpurse", "snapshot_id": snap["snapshot_id"]}] * 2)
+    starts.append(shards.create("coinpurse", {"snapshot_id": snap["snapshot_id"]}))
+    assert [shard_of(o["episode_id"]) for o in starts] == [1] * 6
+    assert {o["seed_digest"] for o in starts} == {snap["digest"]}

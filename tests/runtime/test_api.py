@@ -39,8 +39,9 @@ def test_environment_shows_tools_and_tasks(http):
     names = {t["name"] for t in env["tools"]}
     assert {"get_balance", "list_requests", "pay_request", "decline_request", "send_money"} <= names
     for t in env["tools"]:
-        assert set(t) == {"name", "description", "parameters"}
+        assert set(t) == {"name", "description", "parameters", "class"}
         assert t["parameters"]["type"] == "object"
+        assert t["class"] == ("safe" if t["name"].startswith(("get_", "list_")) else "guarded"), t["name"]
     ids = [t["id"] for t in env["tasks"]]
     assert [f"cp-{i:02d}" for i in range(1, 13)] == [i for i in ids if i <= "cp-12"][:12]
     assert all(t["title"] for t in env["tasks"])

@@ -35,7 +35,7 @@ def test_every_registered_world_passes_check_world(name):
 
 
 def test_the_issue_worlds_are_registered():
-    assert {"coinpurse", "quickbasket", "offsite-planning", "dummy"} <= set(registry())
+    assert {"coinpurse", "quickbasket", "offsite-planning", "receivables", "codehost", "dummy"} <= set(registry())
 
 
 def test_a_task_without_no_collateral_says_it_was_skipped():
@@ -129,7 +129,7 @@ def test_it_catches_a_state_that_depends_on_the_process(tmp_path, monkeypatch):
                       generate=generate)
     '''))
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(worlds, "PACKAGES", {**worlds.PACKAGES, "hash-world": "hashworld"})
+    monkeypatch.setattr(worlds, "PACKAGES", {**worlds.PACKAGES, "hash-world": "hashworld:WORLD"})
     monkeypatch.setattr(worlds, "_REGISTRY", None)
     report = check_world("hash-world", seeds=range(2))
     det = report.sections[2]

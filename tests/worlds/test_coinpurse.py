@@ -119,7 +119,8 @@ def test_world_metadata():
 def test_every_tool_schema_is_an_object_schema():
     for t in WORLD.tools:
         d = t.definition()
-        assert set(d) == {"name", "description", "parameters"}
+        assert set(d) == {"name", "description", "parameters", "class"}
+        assert d["class"] == ("guarded" if t.writes else "safe")
         assert d["parameters"]["type"] == "object", t.name
         assert isinstance(d["parameters"]["properties"], dict)
         assert d["parameters"]["additionalProperties"] is False, f"{t.name} must refuse unknown fields"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import subprocess
+from pathlib import Path
 import sys
 
 import pytest
@@ -17,11 +18,14 @@ def sandworld(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "sw_runtime", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_new_world_command_makes_a_world_that_passes_check_world(tmp_path, monkeypatch):
-    r = sandworld("new-world", "flight-desk", "--dir", str(tmp_path))
+def test_new_world_command_makes_a_project_whose_world_passes_check_world(tmp_path, monkeypatch):
+    r = sandworld("new-world", "flight-desk", "--path", str(tmp_path))
     assert r.returncode == 0, r.stderr
-    assert '    "flight-desk": "flight_desk",' in r.stdout  # the one line to add to PACKAGES
+    assert f"pip install -e {tmp_path}" in r.stdout
     assert "sandworld check-world flight-desk" in r.stdout
+    project = (tmp_path / "pyproject.toml").read_text()
+    assert '[project.entry-points."sandworld.worlds"]\nflight-desk = "flight_desk:WORLD"' in project
+    assert (tmp_path / "README.md").exists()
     source = (tmp_path / "flight_desk" / "__init__.py").read_text()
     assert source.startswith('"""The flight-desk world') and "\nfrom ." not in source  # imports made absolute
 
@@ -31,7 +35,7 @@ def test_new_world_command_makes_a_world_that_passes_check_world(tmp_path, monke
     assert [t.id for t in world.tasks] == ["fd-01"]
     assert {"noop", "get", "set"} == set(world.tools_by_name)
 
-    monkeypatch.setattr(worlds, "PACKAGES", {**worlds.PACKAGES, "flight-desk": "flight_desk"})
+    monkeypatch.setattr(worlds, "PACKAGES", {**worlds.PACKAGES, "flight-desk": "flight_desk:WORLD"})
     monkeypatch.setattr(worlds, "_REGISTRY", None)
     report = check_world("flight-desk", seeds=range(5))  # the two other processes import it too
     assert report.ok, report.summary()
@@ -39,7 +43,8 @@ def test_new_world_command_makes_a_world_that_passes_check_world(tmp_path, monke
 
 def test_new_world_options(tmp_path):
     made = new_world("tiny", tmp_path, prefix="ty", title="Tiny Shop")
-    assert made.prefix == "ty" and made.module == "tiny" and made.package == "tiny"
+    assert made.prefix == "ty" and made.module == "tiny" and made.package == "tiny" and made.project == tmp_path
+    assert made.entry_point == 'tiny = "tiny:WORLD"'
     text = (made.path / "__init__.py").read_text()
     assert 'id="ty-01"' in text and 'title="Tiny Shop"' in text and 'name="tiny"' in text
     assert default_prefix("offsite-planning") == "op" and default_prefix("quickbasket") == "qu"
@@ -56,9 +61,14 @@ def test_new_world_refuses(tmp_path, name, why):
         new_world(name, tmp_path)
 
 
-def test_new_world_refuses_an_existing_directory(tmp_path):
+def test_new_world_refuses_a_directory_that_is_not_empty(tmp_path):
     (tmp_path / "taken").mkdir()
     with pytest.raises(ScaffoldError, match="already exists"):
         new_world("taken", tmp_path)
-    r = sandworld("new-world", "taken", "--dir", str(tmp_path))
+    r = sandworld("new-world", "taken", "--path", str(tmp_path))
     assert r.returncode == 2 and "already exists" in r.stderr
+
+
+def test_new_world_refuses_a_path_inside_the_source_tree():
+    with pytest.raises(ScaffoldError, match="inside the sandworld source tree"):
+        new_world("inside", Path(worlds.__file__).parent / "nowhere")

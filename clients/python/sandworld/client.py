@@ -95,6 +95,11 @@ class _Routes:
     def _url(self, episode_id: str, url: str | None) -> str:
         return url or self.servers.for_episode(episode_id)
 
+    def _home(self, body) -> str | None:
+        """Where an episode must start: a start from a snapshot on the snapshot's shard."""
+        snapshot_id = body.get("snapshot_id") if isinstance(body, dict) else None
+        return self.servers.for_episode(snapshot_id) if isinstance(snapshot_id, str) else None
+
     def _cluster(self):
         """Read ``GET /cluster`` of the URL given, once, before the client's
         first request (see ``routing``). The drivers run it, one at a time."""
@@ -113,7 +118,7 @@ class _Routes:
 
     def shards(self) -> dict:
         """``{shard: url}`` of the servers this client knows (after its first request)."""
-        return dict(self.servers._shards) or {0: self.servers.given[0]}
+        return self.servers.shards()
 
     # -- reading -----------------------------------------------------------------------
 
@@ -145,7 +150,7 @@ class _Routes:
     # -- the lifecycle -----------------------------------------------------------------
 
     def _create(self, environment, body, url, key):
-        url = url or self.servers.pick(key)
+        url = url or self._home(body) or self.servers.pick(key)
         answer = yield Call("POST", url, f"/environments/{environment}/episodes", body=body,
                             idempotency_key=key or new_key(), expect=(200, 201))
         obs = Observation(answer.body)
@@ -223,7 +228,7 @@ class _Routes:
         by_url: dict = {}
         for i, spec in enumerate(specs):
             spec = dict(spec)
-            url = spec.pop("url", None) or self.servers.pick()
+            url = spec.pop("url", None) or self._home(spec) or self.servers.pick()
             env = spec.pop("environment", None)
             if not env:
                 raise errors.SandworldError(f"episode spec {i} names no environment")

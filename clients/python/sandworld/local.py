@@ -94,10 +94,15 @@ def local_server_process(*args: str, env: dict | None = None, timeout: float = 6
             time.sleep(0.05)
         yield f"{root}/api/v1", proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         log.close()
+
+
+def stop(proc: subprocess.Popen, timeout: float = 10.0) -> None:
+    """Stop a server process: SIGTERM (it shuts down cleanly), then SIGKILL after ``timeout`` s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

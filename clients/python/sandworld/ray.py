@@ -107,7 +107,8 @@ def _ray():
     try:
         import ray
     except ImportError:
-        raise errors.SandworldError("sandworld.ray needs Ray: pip install ray", code="ray_missing") from None
+        raise errors.SandworldError("sandworld.ray needs Ray: pip install 'sandworld[ray]' (or: pip install ray)",
+                                    code="ray_missing") from None
     return ray
 
 
@@ -191,7 +192,10 @@ class RayShards:
         return self._wait(self.create_async(environment, body, shard=shard, key=key))
 
     async def create_async(self, environment: str, body=None, *, shard: int | None = None, key: str | None = None):
-        if shard is None and key is not None:
+        snapshot_id = body.get("snapshot_id") if isinstance(body, dict) else None
+        if shard is None and isinstance(snapshot_id, str):
+            shard = self._shard(snapshot_id)  # a snapshot lives on one shard: start there
+        elif shard is None and key is not None:
             shard = keyed_index(key, len(self.actors))  # a retry with the key finds its first answer
         elif shard is None:
             shard = self._turn % len(self.actors)

@@ -78,6 +78,10 @@ class Servers:
         """The server has no ``/cluster`` (an older one): it is the only server."""
         self.discovered = True
 
+    def shards(self) -> dict:
+        """``{shard: url}`` as known so far (a lone server: ``{0: the URL given}``)."""
+        return {k: v for k, v in self._shards.items() if v is not None} or {0: self.given[0]}
+
     # -- new episodes ----------------------------------------------------------------
 
     def pick(self, key: str | None = None) -> str:

@@ -1,0 +1,84 @@
+"""Type stub of the state core's ``Store``: the API a world's tools and tasks use.
+
+Both implementations follow it: the Cython extension (``_store.pyx``) and
+the pure-Python twin (``_store_py.py``, forced with ``SW_PURE=1``). A state is
+a set of named collections, each mapping a string id to a JSON record (money
+as integer cents). docs/WORLDS.md ("The state core's API") and docs/DIGEST.md
+say more.
+"""
+
+from typing import Any, Iterable, Mapping
+
+JSON = Any  # a JSON-compatible value: dict, list, str, int, float, bool or None
+Record = dict[str, JSON]
+Diff = dict[str, dict[str, list[str]]]  # collection -> {"created": [...], "updated": [...], "removed": [...]}
+
+DIGEST_DOMAIN: bytes
+
+def canonical_json(value: JSON) -> bytes:
+    """Sorted keys, no whitespace, UTF-8: the bytes every hash is taken over."""
+
+def record_hash(collection: str, rid: str, record: Record) -> int:
+    """SHA-256 of ``canonical_json([collection, id, record])`` as a 256-bit integer."""
+
+def digest_of_acc(acc: int) -> str:
+    """``sha256:<64 hex>`` of a state whose record hashes sum (mod 2^256) to ``acc``."""
+
+class Store:
+    """Collections of JSON records with O(1) copy-on-write forks and an
+    incrementally kept SHA-256 state digest.
+
+    Records handed to the store become its property: never mutate a record
+    after inserting it, nor one returned by ``get``/``scan`` (forks share
+    them); ``update`` and ``put`` write new ones.
+    """
+
+    version: int
+    """Bumped by every write: a cheap "did anything change?" (read-only)."""
+    journal: list[tuple[str, str]] | None
+    """None, or a list that every write appends ``(collection, id)`` to."""
+
+    def __init__(self, data: Mapping[str, Mapping[str, Record]] | None = None,
+                 collections: Iterable[str] = ()) -> None:
+        """A store holding ``data`` (``{collection: {id: record}}``), with
+        ``collections`` present even when empty."""
+
+    # -- reads
+    @property
+    def collections(self) -> list[str]:
+        """The collection names, sorted."""
+    def has_collection(self, name: str) -> bool: ...
+    def get(self, collection: str, rid: str) -> Record | None:
+        """The record, or None. ``KeyError`` for an unknown collection."""
+    def count(self, collection: str) -> int: ...
+    def ids(self, collection: str) -> list[str]:
+        """The ids, in order."""
+    def scan(self, collection: str, where: Mapping[str, JSON] | None = None) -> list[tuple[str, Record]]:
+        """``(id, record)`` pairs in id order, keeping records whose top-level
+        fields equal every value of ``where``."""
+
+    # -- writes
+    def insert(self, collection: str, rid: str, record: Record) -> None:
+        """Add a record; ``KeyError`` if the id exists."""
+    def put(self, collection: str, rid: str, record: Record) -> None:
+        """Insert or replace a whole record."""
+    def update(self, collection: str, rid: str, fields: Mapping[str, JSON]) -> Record:
+        """Merge ``fields`` into the record (shallow) and return the new record;
+        ``KeyError`` if it does not exist."""
+    def remove(self, collection: str, rid: str) -> Record:
+        """Delete and return the record; ``KeyError`` if it does not exist."""
+
+    # -- forks, digests, dumps
+    def fork(self) -> "Store":
+        """An O(1) copy-on-write copy: both share every record until one writes."""
+    @property
+    def accumulator(self) -> int:
+        """The sum of every record's hash, mod 2^256."""
+    def digest(self) -> str:
+        """``sha256:<64 hex>`` of the whole state, whatever the order of writes."""
+    def recompute_digest(self) -> str:
+        """The digest from scratch, ignoring cached hashes (to verify one)."""
+    def to_dict(self, collections: Iterable[str] | None = None) -> dict[str, dict[str, Record]]: ...
+    def diff(self, base: "Store") -> Diff:
+        """The ids created, updated and removed going from ``base`` to this
+        store, per changed collection; cheap when one descends from the other."""
