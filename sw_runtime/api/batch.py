@@ -9,12 +9,11 @@ an item that cannot be done fails in its own slot and the others go on.
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
 
 from ..security.gate import project_of
 from ..security.limits import call_counter
-from .common import API, endpoint, idempotency_key, read_body, reply_response
+from .common import API, endpoint, idempotency_key, json_bytes_response, read_body, reply_response
 
 
 def routes(service) -> list:
@@ -22,7 +21,7 @@ def routes(service) -> list:
     async def batch(request: Request):
         body = await read_body(request, service.max_body)
         answer = await service.batch(body, project=project_of(request), on_count=call_counter(request))
-        return Response(answer, media_type="application/json")
+        return json_bytes_response(answer)
 
     @endpoint
     async def batch_create(request: Request):

@@ -64,12 +64,18 @@ class Episode:
         "id", "world", "task", "seed", "setup", "checks", "start_passes", "start", "store",
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
+<<<<<<< HEAD
         "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
         "sandbox", "trigger", "idle_timeout", "max_age", "project", "__weakref__",
+=======
+        "tracker", "user", "stale", "scoring", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
+        "sandbox", "trigger", "project", "__weakref__",
+>>>>>>> main
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
-                 agent_name, created_at, step_limit, clock, signals=False, fault_profile=None, mode="live"):
+                 agent_name, created_at, step_limit, clock, signals=False, fault_profile=None, mode="live",
+                 scoring="share"):
         self.id = id
         self.id_tail = b',"episode_id":"' + id.encode() + b'"}'  # closes a /batch result
         self.world = world
@@ -94,6 +100,7 @@ class Episode:
         self.clock = clock
         self.signals = signals
         self.fault_profile = fault_profile
+        self.scoring = scoring  # the denominator rule (verify/score.py)
         self.sandbox = mode == "sandbox"  # guarded tools answer previews (engine/sandbox.py)
         self.trigger = None  # {"kind", "entity_id"} when the episode started from a trigger
         self.tracker = None  # signals.Signals when signals are on
@@ -295,6 +302,7 @@ class Episode:
             "mode": "sandbox" if self.sandbox else "live",
             "trigger": self.trigger,
             "user_simulator": self.user.kind if self.user is not None else None,
+            "scoring": self.scoring,
             "training": self.training,
             "start": self.start_kind,
             "snapshot_id": self.snapshot_id,

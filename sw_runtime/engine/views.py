@@ -38,6 +38,7 @@ def created(ep) -> dict:
         "mode": "sandbox" if ep.sandbox else "live",
         "trigger": ep.trigger,
         "user_simulator": ep.user.kind if ep.user is not None else None,
+        "scoring": ep.scoring,
         "training": ep.training,
         "checks": [{"id": c.id, "kind": c.__struct_config__.tag, "label": c.label, "source": c.source}
                    for c in ep.checks if c.source == "custom"],

@@ -29,7 +29,7 @@ from ..pagination import PageRequest
 from ..engine import custom_seeds, faults, views
 from ..engine.engine import Engine
 from ..engine.users import ASK_USER
-from ..verify import vocabulary
+from ..verify import custom, vocabulary
 from ..worlds import get_world, registry
 from . import events
 from .idempotent import run_keyed
@@ -115,6 +115,12 @@ class Service(RunOps):
     def fault_profiles(self) -> dict:
         return self._faults_body
 
+    def render_checks(self, body: bytes) -> dict:
+        """Checks as their sentences (``POST /checks/render``), checked against a world if named."""
+        req = schemas.decode(schemas.RenderChecks, body)
+        world = get_world(req.environment) if req.environment is not None else None
+        return {"environment": req.environment, "lines": custom.render(req.checks, world)}
+
     # -- the episode lifecycle ---------------------------------------------------
 
     async def create(self, environment: str, body: bytes, key: str | None = None, *,
@@ -122,6 +128,7 @@ class Service(RunOps):
         async def run():
             req = schemas.decode(schemas.CreateEpisode, body, empty_ok=True)
             start = await self._prepared_start(environment, req)
+            await self.engine.users.check(req.user_simulator)  # 400/503 now, not masked trials later
             ep = self.engine.create(environment, req, start, project)
             return Reply(_dumps(self._created(ep)), created=True)
 
@@ -133,7 +140,12 @@ class Service(RunOps):
             items = self._items(schemas.BatchCreate, body)
             if on_count is not None:
                 on_count(len(items))
+<<<<<<< HEAD
             return Reply(_dumps({"results": self.engine.create_many(items, self._created, project)}))
+=======
+            refused = await self._check_users(items)
+            return Reply(_dumps({"results": self.engine.create_many(items, views.created, project, refused)}))
+>>>>>>> main
 
         return await run_keyed(self.keys, _scope("batch.create", project), key, "", body, run)
 
@@ -250,6 +262,21 @@ class Service(RunOps):
                 f"{len(req.episodes)} episodes in one request; at most {most} (SW_MAX_BATCH_EPISODES): split it"
             )
         return req.episodes
+
+    async def _check_users(self, items: list) -> dict:
+        """Batch-create items whose user simulator cannot answer: ``{index: ApiError}``."""
+        refused = {}
+        for i, raw in enumerate(items):
+            try:
+                req = schemas.decode_item(schemas.CreateItem, raw)
+            except errors.ApiError:
+                continue  # create_many answers it in its slot
+            if req.user_simulator not in (None, "scripted"):
+                try:
+                    await self.engine.users.check(req.user_simulator)
+                except errors.ApiError as e:
+                    refused[i] = e
+        return refused
 
     async def _prepared_start(self, environment: str, req):
         """A create request's custom state, validated and built off the event
