@@ -64,13 +64,8 @@ class Episode:
         "id", "world", "task", "seed", "setup", "checks", "start_passes", "start", "store",
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
-<<<<<<< HEAD
-        "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
-        "sandbox", "trigger", "idle_timeout", "max_age", "project", "__weakref__",
-=======
         "tracker", "user", "stale", "scoring", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
-        "sandbox", "trigger", "project", "__weakref__",
->>>>>>> main
+        "sandbox", "trigger", "idle_timeout", "max_age", "project", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,

@@ -140,12 +140,8 @@ class Service(RunOps):
             items = self._items(schemas.BatchCreate, body)
             if on_count is not None:
                 on_count(len(items))
-<<<<<<< HEAD
-            return Reply(_dumps({"results": self.engine.create_many(items, self._created, project)}))
-=======
             refused = await self._check_users(items)
-            return Reply(_dumps({"results": self.engine.create_many(items, views.created, project, refused)}))
->>>>>>> main
+            return Reply(_dumps({"results": self.engine.create_many(items, self._created, project, refused)}))
 
         return await run_keyed(self.keys, _scope("batch.create", project), key, "", body, run)
 
