@@ -24,6 +24,8 @@ from .api import keys as keys_api, limits as limits_api, operations, webhooks as
 from .api.common import error_response, json_response
 from .api.fast import FastPaths
 from .config import Settings
+from .mcp.server import EpisodeMcp, McpDoor
+from .runs import control as runs_control
 from .security.layer import Layer
 from .service import Service
 from .worlds import registry
@@ -62,7 +64,8 @@ def build_app(settings: Settings | None = None) -> Starlette:
         await service.start()
         await layer.start()
         try:
-            yield
+            async with mcp.run():
+                yield
         finally:
             await layer.stop()
             await service.stop()
@@ -70,6 +73,9 @@ def build_app(settings: Settings | None = None) -> Starlette:
     routes = [Route("/healthz", healthz, methods=["GET"])]
     for area in AREAS:
         routes += area.routes(service)
+    mcp = McpDoor(service)
+    routes += runs_control.routes(service, mcp)  # /v1 and the tools under tools_url
+    routes.append(Route("/api/v1/episodes/{id}/mcp", EpisodeMcp(mcp), methods=["GET", "POST", "DELETE"]))
     for area in (limits_api, webhooks_api, keys_api, operations):
         routes += area.routes(layer, service)
     app = Starlette(

@@ -398,10 +398,15 @@ class Engine:
         old = now - self.settings.max_age
         gone = []
         for eid, ep in self.episodes.items():
-            if ep.touched < idle:
-                gone.append((eid, f"idle for more than {self.settings.idle_timeout:g} s", "idle"))
-            elif ep.born < old:
-                gone.append((eid, f"older than the {self.settings.max_age:g} s limit", "max_age"))
+            if ep.idle_timeout is not None or ep.max_age is not None:  # its own limits (a run)
+                ep_idle = now - (ep.idle_timeout or self.settings.idle_timeout)
+                ep_old = now - (ep.max_age or self.settings.max_age)
+            else:
+                ep_idle, ep_old = idle, old
+            if ep.touched < ep_idle:
+                gone.append((eid, f"idle for more than {now - ep_idle:g} s", "idle"))
+            elif ep.born < ep_old:
+                gone.append((eid, f"older than the {now - ep_old:g} s limit", "max_age"))
         for eid, why, ending in gone:
             ep = self.episodes.pop(eid)
             self._evicted[eid] = (why, ep.project)

@@ -71,7 +71,7 @@ class Episode:
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
         "tracker", "user", "stale", "scoring", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
-        "sandbox", "trigger", "project", "__weakref__",
+        "sandbox", "trigger", "idle_timeout", "max_age", "project", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
@@ -113,6 +113,10 @@ class Episode:
         self.forked_from = None
         self.start_kind = "seed"  # or "state" (custom) or "snapshot"
         self.snapshot_id = None
+        # This episode's own idle window and life, in seconds (a run of reference
+        # 001 sets them); None: the server's settings.
+        self.idle_timeout = None
+        self.max_age = None
         # The project of the API key that made it (None with keys off): only
         # that project's callers see it (service.py checks on every lookup).
         self.project = None

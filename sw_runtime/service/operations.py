@@ -35,15 +35,17 @@ from . import events
 from .idempotent import run_keyed
 from .keys import IdempotencyKeys
 from .reply import Reply
-from .sweeper import sweep_forever
+from .runs import RunOps
+from .sweeper import sweep_forever, sweep_runs_forever
 
 _dumps = orjson.dumps
 _batch_decode = msgspec.json.Decoder(schemas.Batch).decode
 _call_decoder = msgspec.json.Decoder(schemas.Call)
 
 
-class Service:
-    """The one way in to one server's engine."""
+class Service(RunOps):
+    """The one way in to one server's engine (the runs of reference 001 and
+    tool calls by token are ``RunOps``, in ``runs.py``)."""
 
     def __init__(self, settings: Settings | None = None):
         self.settings = settings = settings or Settings.from_env()
@@ -56,6 +58,8 @@ class Service:
         self._checks_body = vocabulary.listing()
         self._faults_body = {"fault_profiles": faults.listing()}
         self._sweeper: asyncio.Task | None = None
+        self._runs_sweeper: asyncio.Task | None = None
+        self.init_runs()
         self._listeners: list = []
         self.engine.on_event = self._on_event
 
@@ -65,13 +69,15 @@ class Service:
         """Start background work: the sweep of idle episodes."""
         if self._sweeper is None:
             self._sweeper = asyncio.create_task(sweep_forever(self.engine))
+            self._runs_sweeper = asyncio.create_task(sweep_runs_forever(self))
 
     async def stop(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
-            self._sweeper = None
+        for task in (self._sweeper, self._runs_sweeper):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._sweeper = self._runs_sweeper = None
 
     def health(self) -> dict:
         return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(self.engine.episodes),
@@ -125,7 +131,7 @@ class Service:
             start = await self._prepared_start(environment, req)
             await self.engine.users.check(req.user_simulator)  # 400/503 now, not masked trials later
             ep = self.engine.create(environment, req, start, project)
-            return Reply(_dumps(views.created(ep)), created=True)
+            return Reply(_dumps(self._created(ep)), created=True)
 
         return await run_keyed(self.keys, _scope("episodes.create", project), key, environment, body, run)
 
@@ -136,7 +142,7 @@ class Service:
             if on_count is not None:
                 on_count(len(items))
             refused = await self._check_users(items)
-            return Reply(_dumps({"results": self.engine.create_many(items, views.created, project, refused)}))
+            return Reply(_dumps({"results": self.engine.create_many(items, self._created, project, refused)}))
 
         return await run_keyed(self.keys, _scope("batch.create", project), key, "", body, run)
 
@@ -239,6 +245,11 @@ class Service:
         return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id)
 
     # -- helpers -----------------------------------------------------------------
+
+    def _created(self, ep) -> dict:
+        body = views.created(ep)
+        body.update(self.tools_links(ep.id))
+        return body
 
     def _items(self, kind, body: bytes) -> list:
         req = schemas.decode(kind, body)

@@ -1,4 +1,4 @@
-"""The background sweep that evicts idle and over-age episodes."""
+"""The background sweeps: idle and over-age episodes, and runs that are due."""
 
 from __future__ import annotations
 
@@ -16,3 +16,13 @@ async def sweep_forever(engine) -> None:
             engine.sweep()
         except Exception:  # keep sweeping whatever one pass hit
             log.exception("sweep failed")
+
+
+async def sweep_runs_forever(svc, period: float = 2.0) -> None:
+    """End runs past their idle window or timeout (reference 001: every few seconds)."""
+    while True:
+        await asyncio.sleep(period)
+        try:
+            await svc.sweep_runs()
+        except Exception:  # keep sweeping whatever one pass hit
+            log.exception("run sweep failed")
