@@ -47,6 +47,7 @@ cdef class Store:
     cdef dict _cols
     cdef uint64_t _acc[4]
     cdef object _digest  # cached digest string, None after a write
+    cdef object _identity  # the identity token, None after a write (made on demand)
     cdef readonly unsigned long long version  # bumped by every write: a cheap "did this change?"
     cdef public object journal  # None, or a list that every write appends (collection, id) to
     cdef object __weakref__

@@ -526,6 +526,7 @@ cdef class Store:
         self._cols = {}
         self._acc[0] = self._acc[1] = self._acc[2] = self._acc[3] = 0
         self._digest = None
+        self._identity = None
         for name in collections:
             self._add_collection(name)
         if data:
@@ -605,6 +606,7 @@ cdef class Store:
         _ids_added(col, rid)
         _acc_add(self._acc, h)
         self._digest = None
+        self._identity = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -629,6 +631,7 @@ cdef class Store:
             _acc_sub(self._acc, old.h)
         _acc_add(self._acc, h)
         self._digest = None
+        self._identity = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -651,6 +654,7 @@ cdef class Store:
         _acc_sub(self._acc, old.h)
         _acc_add(self._acc, h)
         self._digest = None
+        self._identity = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -673,6 +677,7 @@ cdef class Store:
         _ids_removed(col, rid)
         _acc_sub(self._acc, old.h)
         self._digest = None
+        self._identity = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -694,6 +699,9 @@ cdef class Store:
         child._cols = PyDict_Copy(self._cols)
         memcpy(child._acc, self._acc, sizeof(uint64_t) * 4)
         child._digest = self._digest
+        if self._identity is None:
+            self._identity = object()
+        child._identity = self._identity
         child.version = self.version
         child.journal = None
         return child
@@ -701,6 +709,19 @@ cdef class Store:
     def __reduce__(self):
         # Pickle and copy by value, like the twin: an equal, independent store.
         return (Store, (self.to_dict(),))
+
+    @property
+    def identity(self):
+        """A token for these exact records (see ``_store_py.Store.identity``)."""
+        if self._identity is None:
+            self._identity = object()
+        return self._identity
+
+    @identity.setter
+    def identity(self, value):
+        if value is None:
+            raise TypeError("a store's identity cannot be None")
+        self._identity = value
 
     @property
     def accumulator(self):

@@ -215,12 +215,13 @@ class Store:
     ``update`` builds a new record instead.
     """
 
-    __slots__ = ("_cols", "_acc", "version", "journal", "__weakref__")
+    __slots__ = ("_cols", "_acc", "version", "journal", "_identity", "__weakref__")
 
     def __init__(self, data: dict | None = None, collections=()):
         self._cols = {}
         self._acc = 0
         self.version = 0  # bumped by every write: a cheap "did this change?"
+        self._identity = None  # see ``identity``; None after a write, made on demand
         # None, or a list every write appends (collection, id) to: what a step
         # touched, without walking the whole diff (signals use it).
         self.journal = None
@@ -285,6 +286,7 @@ class Store:
         col.delta[rid] = (record, h)
         col.count += 1
         self._acc = (self._acc + h) & _MASK
+        self._identity = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -301,6 +303,7 @@ class Store:
             self._acc = (self._acc + h) & _MASK
         else:
             self._acc = (self._acc - old[1] + h) & _MASK
+        self._identity = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -316,6 +319,7 @@ class Store:
         h = record_hash(collection, rid, record)
         col.delta[rid] = (record, h)
         self._acc = (self._acc - old[1] + h) & _MASK
+        self._identity = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -333,6 +337,7 @@ class Store:
             del col.delta[rid]
         col.count -= 1
         self._acc = (self._acc - old[1]) & _MASK
+        self._identity = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -350,9 +355,30 @@ class Store:
             cols[name] = _Col(col.base, {}, col.count)
         child._cols = cols
         child._acc = self._acc
+        child._identity = self.identity  # shared until either of them writes
         child.version = self.version
         child.journal = None
         return child
+
+    @property
+    def identity(self):
+        """A token for these exact records: two stores with the same identity
+        hold the same records (the same objects, or equal ones down to the
+        order of their keys), so anything computed from one holds for the
+        other. A fork shares its parent's identity until either of them
+        writes; every write gives the store a new one (made when asked for).
+        An owner may set it to a token of its own when it knows the state is
+        the same as another's (the engine does, for identical deterministic
+        writes on the same state: engine/read_cache.py)."""
+        if self._identity is None:
+            self._identity = object()
+        return self._identity
+
+    @identity.setter
+    def identity(self, value) -> None:
+        if value is None:
+            raise TypeError("a store's identity cannot be None")
+        self._identity = value
 
     def __reduce__(self):
         # Pickle and copy by value: an equal, independent store. (By default

@@ -14,6 +14,7 @@ import logging
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.routing import Route
 
@@ -21,7 +22,10 @@ from . import errors
 from .api import batch, catalog, cluster, episodes, forks, seeds, snapshots, state
 from .api import keys as keys_api, limits as limits_api, operations, webhooks as webhooks_api
 from .api.common import error_response, json_response
+from .api.fast import FastPaths
 from .config import Settings
+from .mcp.server import EpisodeMcp, McpDoor
+from .runs import control as runs_control
 from .security.layer import Layer
 from .service import Service
 from .worlds import registry
@@ -60,7 +64,8 @@ def build_app(settings: Settings | None = None) -> Starlette:
         await service.start()
         await layer.start()
         try:
-            yield
+            async with mcp.run():
+                yield
         finally:
             await layer.stop()
             await service.stop()
@@ -68,10 +73,17 @@ def build_app(settings: Settings | None = None) -> Starlette:
     routes = [Route("/healthz", healthz, methods=["GET"])]
     for area in AREAS:
         routes += area.routes(service)
+    mcp = McpDoor(service)
+    routes += runs_control.routes(service, mcp)  # /v1 and the tools under tools_url
+    routes.append(Route("/api/v1/episodes/{id}/mcp", EpisodeMcp(mcp), methods=["GET", "POST", "DELETE"]))
     for area in (limits_api, webhooks_api, keys_api, operations):
         routes += area.routes(layer, service)
     app = Starlette(
         routes=routes,
+        # The hot routes (/batch, /step, /batch/episodes) are answered by
+        # FastPaths before the router: no Request or Response objects.
+        middleware=[Middleware(FastPaths, service=service,
+                               endpoints={r.path: r.endpoint for r in routes if isinstance(r, Route)})],
         exception_handlers={HTTPException: http_error, Exception: crashed},
         lifespan=lifespan,
     )

@@ -49,6 +49,9 @@ def _serve(args) -> int:
     from .worlds import registry
 
     worlds = ", ".join(sorted(registry()))
+    sock = _bind(args.host, args.port)  # before saying we serve: a busy port fails here
+    if sock is None:
+        return 2
     print(
         f"sandworld {__version__}: serving {worlds} on http://{args.host}:{args.port}/api/v1 "
         f"(state core: {sw_core_ext.IMPLEMENTATION})",
@@ -56,7 +59,7 @@ def _serve(args) -> int:
     )
     from .api import protocol
 
-    uvicorn.run(
+    config = uvicorn.Config(
         build_app(settings),
         host=args.host,
         port=args.port,
@@ -66,7 +69,27 @@ def _serve(args) -> int:
         access_log=args.access_log,
         timeout_keep_alive=30,
     )
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+def _bind(host: str, port: int):
+    """A listening socket on (host, port), or None after saying why not."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        print(f"sandworld serve: cannot listen on {host}:{port}: {e.strerror or e}; is another server running "
+              f"there? Stop it, or pick another port with --port", file=sys.stderr)
+        return None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
 
 
 def _serve_cluster(args, settings) -> int:
@@ -188,7 +211,9 @@ def main(argv: list | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 0
-    return args.run(args)
+    from sandworld.cli import run_command  # no traceback for `| head` or Ctrl-C
+
+    return run_command(args)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ class Settings:
     ip_burst: int = 0  # an IP's bucket size; 0: one second's worth
     webhook_queue: int = 10_000  # webhook messages waiting to be sent; past it, new ones are dropped
     webhook_backoff: str = "1,5,30,120,600"  # seconds before each retry of a failed delivery
+    read_cache: int = 50_000  # pure-read answers kept per generation (engine/read_cache.py); 0 turns it off
 
     def validate(self) -> "Settings":
         """Refuse settings the server cannot run with, saying which and why

@@ -77,6 +77,18 @@ class IdempotencyInProgress(ApiError):
     code, status = "idempotency_in_progress", 409
 
 
+class RunEnded(ApiError):
+    """A run (reference 001) has ended: its tools no longer answer, and it cannot be finished again."""
+
+    code, status = "run_ended", 409
+
+
+class IdempotencyConflict(ApiError):
+    """Reference 001's body ``idempotency_key`` sent again with another body."""
+
+    code, status = "idempotency_conflict", 409
+
+
 class RequestTimeout(ApiError):
     code, status = "request_timeout", 408  # sent by the connection itself (api/protocol.py)
 

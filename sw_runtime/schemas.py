@@ -18,6 +18,12 @@ class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     pass
 
 
+class UserSimulator(_Body):
+    """``{"model": id}``: the llm user, played by this model at SW_USER_SIM_URL."""
+
+    model: str
+
+
 class Trigger(_Body):
     """What an episode starts from, as reference 004's sandbox run does:
     ``invoice``, ``email_received`` or ``cron`` and the entity it is about
@@ -33,7 +39,10 @@ class CreateEpisode(_Body):
     agent_name: str | None = None
     signals: bool = False
     fault_profile: str | None = None
-    user_simulator: str | None = None
+    # "scripted", "llm", or {"model": id}: the llm user played by that model
+    user_simulator: str | UserSimulator | None = None
+    # Which checks make up score's denominator (verify/score.py): "share" or "informative".
+    scoring: str = "share"
     checks: list[dict[str, Any]] | None = None
     replace_template_checks: bool = False
     # A custom start state (replaces the seeded one; engine/custom_seeds.py),
@@ -95,6 +104,13 @@ class CreateSnapshot(_Body):
 class ValidateSeed(_Body):
     state: Any
     task_id: str | None = None
+
+
+class RenderChecks(_Body):
+    """``POST /checks/render``: checks to turn into sentences, checked against a world if named."""
+
+    checks: list[Any]
+    environment: str | None = None
 
 
 class CreateItem(CreateEpisode, kw_only=True):

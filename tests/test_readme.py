@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import re
 import subprocess
+import time
 
+import httpx
+import pytest
+
+from sandworld.local import free_port
 from tests.conftest import running_server
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -14,6 +20,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def bash_blocks(path: pathlib.Path) -> list:
     return re.findall(r"```bash\n(.*?)```", path.read_text(), flags=re.S)
+
+
+def tour_blocks() -> list:
+    """The README's bash blocks after the two set-up commands, in order."""
+    return bash_blocks(ROOT / "README.md")[1:]
 
 
 def json_values(text: str) -> list:
@@ -45,7 +56,7 @@ def test_readme_tour_runs_as_written():
     assert [res["ok"] for res in batch["results"]] == [True, True, True]
     assert submit["pass"] is True and submit["score"] == 1.0
     assert {c["id"] for c in submit["checks"]} == {"original-paid", "copy-declined", "one-payment", "balance",
-                                                  "no-collateral"}
+                                                  "no-collateral", "within-budget"}
 
 
 def test_readme_custom_checks_example_runs_as_written():
@@ -55,9 +66,72 @@ def test_readme_custom_checks_example_runs_as_written():
         r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     read, pay, submit = json_values(r.stdout)
-    # scored weights: bill-paid 2, one-payment 1, balance 1, custom-1 1, custom-2 2 (output: only at submit)
-    assert read["signals"]["progress"] == round(1 / 7, 2)  # custom-1: list_requests was called
-    assert pay["signals"]["progress"] == round(5 / 7, 2)
+    # share weights: bill-paid 2, one-payment 1, balance 1, no-collateral 1, custom-1 1, custom-2 2
+    # (output: only at submit); no-collateral holds from the start
+    assert read["signals"]["progress"] == round(2 / 8, 2)  # and custom-1: list_requests was called
+    assert pay["signals"]["progress"] == round(6 / 8, 2)
     assert pay["signals"]["reference_progress"] == 1.0
     assert submit["pass"] is True and submit["score"] == 1.0 and submit["training"] is True
     assert {"custom-1", "custom-2"} <= {c["id"] for c in submit["checks"]}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # a first set-up downloads and builds: minutes
+def test_a_fresh_clone_walks_through_the_readme(tmp_path):
+    """The README as a newcomer meets it, in a fresh clone of the committed tree:
+    ``./scripts/serve`` in one terminal (it creates ``.venv`` with only what serving needs, saying
+    so as it goes), then every example block in order in another, twice (as people do), with
+    ``sandworld`` through ``./scripts/sandworld``. The port is a free one instead of 8787; nothing
+    else is changed. (Uncommitted changes are not in the clone: commit first.)"""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("SANDWORLD_API_URL", "VIRTUAL_ENV", "SW_EXTRAS")}
+    log = (tmp_path / "serve.log").open("w")
+    serve = subprocess.Popen([str(clone / "scripts" / "serve"), "--port", str(port)], cwd=clone, env=env,
+                             stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        banner = serve.stdout.readline()  # after the set-up: nothing is claimed before it can serve
+        setup = (tmp_path / "serve.log").read_text()
+        assert "scripts: creating .venv" in setup and "Collecting" in setup and ".venv is ready" in setup, setup
+        assert "serving" in banner and f"127.0.0.1:{port}/api/v1" in banner, (banner, setup)
+        listed = subprocess.run([str(clone / ".venv" / "bin" / "python"), "-m", "pip", "list", "--format=json"],
+                                capture_output=True, text=True).stdout
+        installed = {p["name"].lower() for p in json.loads(listed)}
+        assert "sandworld-runtime" in installed
+        assert not installed & {"pytest", "locust", "cython"}  # dev tools come with ./scripts/test
+        wait_for(f"http://127.0.0.1:{port}/healthz")
+        # a second server on the same port fails before it claims to serve
+        busy = subprocess.run([str(clone / "scripts" / "serve"), "--port", str(port)], cwd=clone, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert busy.returncode != 0 and "serving" not in busy.stdout
+        assert f"cannot listen on 127.0.0.1:{port}" in busy.stderr and "--port" in busy.stderr
+        script = "set -euo pipefail\n" + "\n".join(tour_blocks())
+        script = script.replace("127.0.0.1:8787", f"127.0.0.1:{port}")
+        for attempt in (1, 2):  # the fork example's idempotency key is new on every run
+            r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=900, cwd=clone,
+                               env={**env, "COLUMNS": "80"})
+            assert r.returncode == 0, f"run {attempt}:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+            assert "internal_error" not in r.stdout
+        out = r.stdout
+        assert all(len(line) <= 80 for line in out.splitlines() if "│" in line or "─" in line)
+        assert "pass^k over all tasks: k=1 1.00 · k=2 1.00" in out and "95% CI" in out
+        assert "+100 *" in out  # compare: reference beats noop on every task, and the interval says so
+        assert (clone / "transcripts.jsonl").read_text().count('"role": "tool"') > 0
+        assert (clone / "sandworld-data" / "sandworld.db").exists()
+        assert "report: " in out and "exported: transcripts.jsonl" in out
+    finally:
+        serve.terminate()
+        serve.communicate(timeout=30)
+        log.close()
+
+
+def wait_for(url: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url} did not answer")

@@ -9,28 +9,19 @@ an item that cannot be done fails in its own slot and the others go on.
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from ..security.gate import project_of
 from ..security.limits import call_counter
-from .common import API, endpoint, idempotency_key, read_body, reply_response
-
-
-async def _each(chunks: list):
-    for c in chunks:  # sent one by one: a large answer is never copied into one buffer
-        yield c
+from .common import API, endpoint, idempotency_key, json_bytes_response, read_body, reply_response
 
 
 def routes(service) -> list:
     @endpoint
     async def batch(request: Request):
         body = await read_body(request, service.max_body)
-        chunks = await service.batch_chunks(body, project=project_of(request), on_count=call_counter(request))
-        if len(chunks) == 1:
-            return Response(chunks[0], media_type="application/json")
-        return StreamingResponse(_each(chunks), media_type="application/json",
-                                 headers={"content-length": str(sum(map(len, chunks)))})
+        answer = await service.batch(body, project=project_of(request), on_count=call_counter(request))
+        return json_bytes_response(answer)
 
     @endpoint
     async def batch_create(request: Request):

@@ -16,13 +16,20 @@ REPLAYED = "Idempotent-Replayed"
 
 
 def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
-    return Response(orjson.dumps(body), status_code=status, media_type=_JSON, headers=headers)
+    # Every JSON answer ends with a newline, so `curl` output does not run into the prompt.
+    return Response(orjson.dumps(body, option=orjson.OPT_APPEND_NEWLINE), status_code=status, media_type=_JSON,
+                    headers=headers)
+
+
+def json_bytes_response(body: bytes) -> Response:
+    """An answer already encoded (the step and batch hot paths), newline added."""
+    return Response(body + b"\n", media_type=_JSON)
 
 
 def reply_response(reply) -> Response:
     """A service ``Reply`` as HTTP: 201 when it created something, and
     ``Idempotent-Replayed: true`` when it is a key's first answer again."""
-    return Response(reply.body, status_code=201 if reply.created else 200, media_type=_JSON,
+    return Response(reply.body + b"\n", status_code=201 if reply.created else 200, media_type=_JSON,
                     headers={REPLAYED: "true"} if reply.replayed else None)
 
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import errors
 from ..pagination import page_request
 from ..security.gate import project_of
-from .common import API, endpoint, idempotency_key, json_response, read_body, reply_response
+from .common import API, endpoint, idempotency_key, json_bytes_response, json_response, read_body, reply_response
 
 
 def routes(service) -> list:
@@ -50,7 +49,7 @@ def routes(service) -> list:
     async def step(request: Request):
         body = await read_body(request, service.max_body)
         answer = await service.step(request.path_params["id"], body, project=project_of(request))
-        return Response(answer, media_type="application/json")
+        return json_bytes_response(answer)
 
     @endpoint
     async def submit(request: Request):

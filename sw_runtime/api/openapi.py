@@ -118,6 +118,17 @@ OPERATIONS = (
 EXTRA = (
     ("GET", "/metrics"),
     ("GET", "/openapi.json"),
+    # Reference 001's runs API, in 001's shapes and envelope, and the tools at the
+    # real APIs' addresses and over MCP, in theirs (docs/RUNS.md documents them).
+    ("GET", "/v1/environments"),
+    ("GET", "/v1/environments/{env}"),
+    ("POST", "/v1/runs"),
+    ("GET", "/v1/runs/{run_id}"),
+    ("POST", "/v1/runs/{run_id}/finish"),
+    ("GET", "/v1/runs/{run_id}/tools"),
+    *((m, p) for p in ("/v1/runs/{run_id}/tools/{path:path}", "/api/v1/episodes/{id}/tools/{path:path}",
+                       "/v1/{rest:path}") for m in ("GET", "POST", "PUT", "PATCH", "DELETE")),
+    *((m, "/api/v1/episodes/{id}/mcp") for m in ("GET", "POST", "DELETE")),
 )
 
 

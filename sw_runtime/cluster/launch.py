@@ -11,6 +11,7 @@ port, and the cluster's URLs stay true.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from dataclasses import dataclass
 
@@ -62,6 +63,9 @@ class Cluster:
         ray = require_ray()
         owns_ray = connect(address, NAMESPACE)
         settings = settings or Settings.from_env()
+        # The shards run in Ray's worker processes, whose working folder is not this one:
+        # a relative data folder (keys, webhooks) means the folder as seen from here.
+        settings = dataclasses.replace(settings, data_dir=os.path.abspath(settings.data_dir))
         nodes = _nodes(ray, replicas)
         urls = [f"http://{_advertised(host, ip)}:{port + i}/api/v1" for i, (_, ip) in enumerate(nodes)]
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy

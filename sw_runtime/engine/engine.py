@@ -26,13 +26,14 @@ from ..pagination import PageRequest, paginate
 from ..verify import custom
 from ..verify.evaluate import Facts
 from ..verify.judge import Judge
-from ..verify.score import baseline, evaluate
+from ..verify.score import BUDGET_ID, RULES, baseline, evaluate
 from ..worlds import get_world
 from . import custom_seeds, endings, faults, forks, sandbox, triggers, views
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
 from .ids import Minter, parse
 from .lifetimes import Lifetimes
+from .read_cache import READS
 from .seeds import SeedCache
 from .signals import Signals
 from .snapshots import Snapshots
@@ -69,9 +70,19 @@ def _args_value(args_json: bytes):
         return None
 
 
+_second = [-1, ""]  # the last whole second formatted, and its text up to the "."
+
+
 def _wall_now() -> str:
-    t = datetime.now(timezone.utc)
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+    """The wall-clock time in UTC, to the millisecond ("…T22:51:07.123Z").
+    The seconds are formatted once per second: formatting a datetime per
+    episode was a fifth of a batch create."""
+    ns = time.time_ns()
+    sec, ms = divmod(ns // 1_000_000, 1000)
+    if sec != _second[0]:
+        _second[1] = datetime.fromtimestamp(sec, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.")
+        _second[0] = sec
+    return f"{_second[1]}{ms:03d}Z"
 
 
 class Engine:
@@ -97,6 +108,8 @@ class Engine:
         # Called with (event, episode, evaluation-or-ending) as episodes start,
         # are scored and end (the service hands them to its listeners: webhooks).
         self.on_event = None
+        READS.resize(self.settings.read_cache)
+        self.reads = READS  # pure-read answers, shared by every engine of the process
 
     # -- lookup --------------------------------------------------------------
 
@@ -184,10 +197,12 @@ class Engine:
             )
         if req.mode not in sandbox.MODES:
             raise errors.InvalidRequest(f"unknown mode {req.mode!r}; use \"live\" (the default) or \"sandbox\"")
-        if req.user_simulator not in (None, "scripted", "llm"):
+        if req.scoring not in RULES:
             raise errors.InvalidRequest(
-                f"unknown user_simulator {req.user_simulator!r}; use \"scripted\" (the default) or \"llm\""
+                f"unknown scoring {req.scoring!r}; use \"share\" (the default: every weighted check counts) or "
+                "\"informative\" (checks already true at the start leave the denominator); see docs/VERIFY.md"
             )
+        sim_model = self.users.chosen_model(req.user_simulator)  # raises on an unknown simulator
         if start is None:  # a custom state or a snapshot, else the seeded state
             start = custom_seeds.resolve(world, req, task, self.snapshots, project)
         seed = start if start is not None else self.seeds.get(world, req.seed)
@@ -196,7 +211,8 @@ class Engine:
             setup, start_passes = self.seeds.setup(world, task, seed)
             checks = setup.checks
         if req.checks or req.replace_template_checks:
-            checks = custom.parse(req.checks or [], world, checks, req.replace_template_checks)
+            asks = ("ask_user",) if setup is not None and setup.hidden_facts else ()
+            checks = custom.parse(req.checks or [], world, checks, req.replace_template_checks, asks)
             start_passes = baseline(checks, seed.store)
         trigger = None
         if req.trigger is not None:
@@ -217,14 +233,15 @@ class Engine:
             clock=self._clock(world),
             signals=req.signals,
             fault_profile=req.fault_profile,
+            scoring=req.scoring,
             mode=req.mode,
         )
         ep.trigger = trigger
         if setup is not None and setup.hidden_facts:
-            ep.user = self.users.make() if req.user_simulator == "llm" else ScriptedUser()
-        elif req.user_simulator == "llm":
+            ep.user = self.users.make(sim_model) if sim_model is not None else ScriptedUser()
+        elif sim_model is not None:
             raise errors.InvalidRequest(
-                "user_simulator \"llm\" needs a task with details only the user knows; this one has none"
+                "user_simulator: an llm user needs a task with details only the user knows; this one has none"
             )
         if req.signals:
             reference = self.seeds.reference(world, task, seed) if task is not None else None
@@ -267,14 +284,17 @@ class Engine:
                 retry_after=5,
             )
 
-    def create_many(self, items: list, view, project: str | None = None) -> list:
+    def create_many(self, items: list, view, project: str | None = None, refused: dict | None = None) -> list:
         """Start one episode per item (a ``schemas.CreateItem`` as raw JSON), in
-        order, for ``project``. Each slot is ``view(episode)``, or ``{"ok": false, "error"}``."""
+        order, for ``project``. Each slot is ``view(episode)``, or ``{"ok": false, "error"}``
+        (``refused``: errors found beforehand, by index)."""
         out = []
         full = None
-        for raw in items:
+        for i, raw in enumerate(items):
             try:
                 req = schemas.decode_item(schemas.CreateItem, raw)
+                if refused and i in refused:
+                    raise refused[i]
                 if full is not None:
                     raise full  # at the cap: nothing later in this request can free room
                 ep = self.create(req.environment, req, project=project)
@@ -535,17 +555,29 @@ class Engine:
             def judge(check, _facts):
                 return verdicts[check.id]
         facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output=output, judge=judge, trace=ep.trace)
+        # The task's step budget gates pass, unless the client replaced the
+        # task's checks with its own (then only those decide).
+        budget = None
+        if ep.task is not None and any(c.source == "template" for c in ep.checks):
+            budget = ep.task.step_budget
         if ep.checks:
-            scored = evaluate(ep.checks, facts, ep.start_passes)
+            scored = evaluate(ep.checks, facts, ep.start_passes, ep.scoring, ep.steps, budget)
         else:  # free play: nothing to score
-            scored = {"pass": None, "score": None, "checks": []}
+            scored = {"pass": None, "score": None, "scoring": ep.scoring, "denominators": None, "scores": None,
+                      "checks": []}
         failure_kind = None
         if scored["pass"] is False and ep.steps >= ep.step_limit:
             failure_kind = "step_limit"
+        elif scored["pass"] is False and all(c["pass"] is True for c in scored["checks"] if c["id"] != BUDGET_ID):
+            failure_kind = "over_budget"  # every check passed, in more steps than the task allows
         return {
             "episode_id": ep.id,
             "pass": scored["pass"],
             "score": scored["score"],
+            "scoring": scored["scoring"],
+            "denominators": scored["denominators"],
+            "scores": scored["scores"],
+            "step_budget": budget,
             "steps": ep.steps,
             "write_steps": sum(1 for _t, _ok, m in ep.calls if m),
             "tool_errors": sum(1 for _t, ok, _m in ep.calls if not ok),

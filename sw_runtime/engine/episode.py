@@ -4,6 +4,7 @@ Nothing here knows about HTTP. ``answer`` runs one tool call and returns the
 step's answer as JSON bytes (the hot path: arguments decoded straight into
 the tool's params struct, the result encoded once); ``call`` is the same as a
 dict. Refusals and bad arguments are ``ok: false`` results, never exceptions.
+Calls to tools declared ``pure`` go through the read cache (read_cache.py).
 Conditions that stop a call before it runs (a closed episode, the step
 limit) raise ``ApiError``s.
 """
@@ -17,8 +18,9 @@ import msgspec
 import orjson
 
 from .. import errors
-from ..worlds.tool import Context, Refused
+from ..worlds.tool import Context, ReadContext, Refused
 from . import faults, sandbox
+from .read_cache import READS as _READS
 from .trace import Trace
 from .users import ASK_USER, ASK_USER_DEFINITION
 
@@ -48,6 +50,10 @@ def _step_head(n: int) -> bytes:
     return _STEP_HEADS[n] if n < 1001 else b'{"step":%d' % n
 
 
+def _invalid(tool, why) -> dict:
+    return {"code": "invalid_arguments", "message": f"invalid arguments for {tool.name}: {why}"}
+
+
 def _loads_lenient(data: bytes):
     try:
         return _loads(data)
@@ -67,12 +73,14 @@ class Episode:
         "id", "world", "task", "seed", "setup", "checks", "start_passes", "start", "store",
         "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
-        "tracker", "user", "stale", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
-        "ended_by", "ended_at", "nbytes", "meter", "args_cap", "sandbox", "trigger", "project", "__weakref__",
+        "tracker", "user", "stale", "scoring", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
+        "ended_by", "ended_at", "nbytes", "meter", "args_cap", "sandbox", "trigger", "idle_timeout", "max_age",
+        "project", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
-                 agent_name, created_at, step_limit, clock, signals=False, fault_profile=None, mode="live"):
+                 agent_name, created_at, step_limit, clock, signals=False, fault_profile=None, mode="live",
+                 scoring="share"):
         self.id = id
         self.id_tail = b',"episode_id":"' + id.encode() + b'"}'  # closes a /batch result
         self.world = world
@@ -97,6 +105,7 @@ class Episode:
         self.clock = clock
         self.signals = signals
         self.fault_profile = fault_profile
+        self.scoring = scoring  # the denominator rule (verify/score.py)
         self.sandbox = mode == "sandbox"  # guarded tools answer previews (engine/sandbox.py)
         self.trigger = None  # {"kind", "entity_id"} when the episode started from a trigger
         self.tracker = None  # signals.Signals when signals are on
@@ -114,6 +123,10 @@ class Episode:
         self.nbytes = 0
         self.meter = [0]
         self.args_cap = TRACE_ARGS_CAP
+        # This episode's own idle window and life, in seconds (a run of reference
+        # 001 sets them); None: the server's settings.
+        self.idle_timeout = None
+        self.max_age = None
         # The project of the API key that made it (None with keys off): only
         # that project's callers see it (service.py checks on every lookup).
         self.project = None
@@ -153,10 +166,11 @@ class Episode:
         at = self.clock[n]
         tool = self.world.tools_by_name.get(tool_name)
         mutated = schema_valid = False
-        reactions = None
+        reactions = payload_json = None
         fault = None
         if tool is None:
             tool_json = _dumps(tool_name)
+            head_ok = head_error = None
             if tool_name == ASK_USER and self.user is not None:
                 ok, payload = self.user.answer(self, _loads_lenient(args_json))
                 schema_valid = ok or payload.get("code") != "invalid_arguments"
@@ -167,31 +181,37 @@ class Episode:
                     f"the episode's tools are: {', '.join(self.tool_names())}",
                 }
         else:
-            tool_json = tool.name_json
-            try:
-                args = tool.decoder.decode(args_json)
-            except msgspec.DecodeError as e:  # ValidationError is a DecodeError too
-                ok, payload = False, {"code": "invalid_arguments", "message": f"invalid arguments for {tool.name}: {e}"}
-            except RecursionError:
-                ok, payload = False, {"code": "invalid_arguments",
-                                      "message": f"invalid arguments for {tool.name}: nested too deeply"}
+            head_ok, head_error = tool.head_ok, tool.head_error
+            if tool.pure and self.fault_profile is None and not self.sandbox and _READS.enabled \
+                    and tool.name not in self.world.reactions_by_tool:
+                # A pure call: a read answered once per state, a write whose
+                # resulting state is shared with the same call on the same state.
+                schema_valid, payload_json, ok, payload, mutated = self._pure(tool, args_json, n, at)
             else:
-                schema_valid = True
-                if self.sandbox and tool.cls != "safe":
-                    ok, payload = sandbox.intercept(self, tool, args, n, at)
-                elif self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
-                        and faults.hits(self.fault_profile, self.seed, n):
-                    fault = self.fault_profile
-                    ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
+                try:
+                    args = tool.decoder.decode(args_json)
+                except msgspec.DecodeError as e:  # ValidationError is a DecodeError too
+                    ok, payload = False, _invalid(tool, e)
+                except RecursionError:
+                    ok, payload = False, _invalid(tool, "nested too deeply")
                 else:
-                    if self.stale is not None and tool.writes:
-                        self.stale = self.store.fork()  # what a stale read will see next
-                    ok, payload, mutated, reactions = self._run(tool, args, n, at, self.store)
-        try:
-            payload_json = _dumps(payload)
-        except TypeError:  # a world answered something that is not JSON: a bug in the world
-            log.error("tool %s.%s answered a value that is not JSON", self.world.name, tool_name)
-            ok, payload_json = False, _NOT_JSON
+                    schema_valid = True
+                    if self.sandbox and tool.cls != "safe":
+                        ok, payload = sandbox.intercept(self, tool, args, n, at)
+                    elif self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
+                            and faults.hits(self.fault_profile, self.seed, n):
+                        fault = self.fault_profile
+                        ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
+                    else:
+                        if self.stale is not None and tool.writes:
+                            self.stale = self.store.fork()  # what a stale read will see next
+                        ok, payload, mutated, reactions = self._run(tool, args, n, at, self.store)
+        if payload_json is None:
+            try:
+                payload_json = _dumps(payload)
+            except TypeError:  # a world answered something that is not JSON: a bug in the world
+                log.error("tool %s.%s answered a value that is not JSON", self.world.name, tool_name)
+                ok, payload_json = False, _NOT_JSON
         # An agent reads the same thing again and again (a balance, a list that
         # has not changed): keep one copy of a result equal to the tool's last,
         # since the trace holds every result for the episode's life.
@@ -211,24 +231,63 @@ class Episode:
         size = len(args_json) + len(payload_json) + 120  # + the row itself
         self.nbytes += size
         self.meter[0] += size
-        self.trace.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
-                           reactions_json, signals_json, fault))
+        self.trace.rows.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
+                                reactions_json, signals_json, fault))
         at_json = _AT_JSON.get(at)
         if at_json is None:
             at_json = _AT_JSON[at] = b',"at":"%b"' % at.encode()
-        out = [_step_head(n), b',"tool":' + tool_json + (b',"ok":true,"result":' if ok else b',"ok":false,"error":'),
-               payload_json, at_json]
+        if head_ok is None:  # not one of the world's tools
+            head_ok = b',"tool":' + tool_json + b',"ok":true,"result":'
+            head_error = b',"tool":' + tool_json + b',"ok":false,"error":'
+        out = [_step_head(n), head_ok if ok else head_error, payload_json, at_json]
         if reactions_json is not None and fault is None:
             out += (b',"reactions":', reactions_json)
         if signals_json is not None:
             out += (b',"signals":', signals_json)
         return out
 
-    def _run(self, tool, args, n: int, at: str, store):
-        """Run a decoded call against ``store``; answer (ok, payload, mutated, reactions)."""
+    def _pure(self, tool, args_json: bytes, n: int, at: str):
+        """A call to a pure tool on the episode's own state, with no fault and
+        no reaction: (schema_valid, payload_json | None, ok, payload, mutated).
+        A read comes from the read cache when this state answered it before
+        (then ``payload_json`` is set); a write gives the store the identity
+        the same call at this step gave the same state before (read_cache.py)."""
+        store = self.store
+        key = None
+        if not tool.writes:
+            key = (store.identity, tool.name, args_json)
+            hit = _READS.get(key)
+            if hit is not None:
+                return True, hit[1], hit[0], None, False
+        try:
+            args = tool.decoder.decode(args_json)
+        except msgspec.DecodeError as e:
+            return False, None, False, _invalid(tool, e), False
+        except RecursionError:
+            return False, None, False, _invalid(tool, "nested too deeply"), False
+        version, before = store.version, store.identity
+        if key is not None:  # a read: the store and nothing else
+            ok, payload, mutated, _ = self._run(tool, args, n, at, store, ReadContext(store))
+            if store.version == version and (ok or payload.get("code") != "internal_error"):
+                try:
+                    payload_json = _dumps(payload)
+                except TypeError:
+                    return True, None, ok, payload, mutated  # the caller words the error
+                _READS.put(key, ok, payload_json)
+                return True, payload_json, ok, payload, mutated
+            return True, None, ok, payload, mutated
+        ok, payload, mutated, _ = self._run(tool, args, n, at, store)
+        if store.version != version:
+            _READS.after_write(store, before, tool.name, args_json, n, self.seed)
+        return True, None, ok, payload, mutated
+
+    def _run(self, tool, args, n: int, at: str, store, ctx=None):
+        """Run a decoded call against ``store``; answer (ok, payload, mutated,
+        reactions). ``ctx``: the tool's context, when not the full one."""
         before = store.version
         world = self.world
-        ctx = Context(store, n, at, world.epoch_ms + n * 1000 * world.seconds_per_step, self.seed)
+        if ctx is None:
+            ctx = Context(store, n, at, world.epoch_ms + n * 1000 * world.seconds_per_step, self.seed)
         reactions = ()
         try:
             result = tool.fn(ctx, args)
@@ -308,6 +367,7 @@ class Episode:
             "mode": "sandbox" if self.sandbox else "live",
             "trigger": self.trigger,
             "user_simulator": self.user.kind if self.user is not None else None,
+            "scoring": self.scoring,
             "training": self.training,
             "start": self.start_kind,
             "snapshot_id": self.snapshot_id,

@@ -34,7 +34,8 @@ class Lifetimes:
         self.ended: OrderedDict = OrderedDict()  # episode id -> monotonic time of its end
 
     def deadline(self, ep) -> float:
-        return min(ep.touched + self.idle, ep.born + self.max_age)
+        # A run of reference 001 carries its own windows; others use the server's.
+        return min(ep.touched + (ep.idle_timeout or self.idle), ep.born + (ep.max_age or self.max_age))
 
     def watch(self, ep) -> None:
         heapq.heappush(self._heap, (self.deadline(ep), ep.id))
@@ -51,7 +52,7 @@ class Lifetimes:
             if real > now or ep.status == SUBMITTING:
                 heapq.heappush(heap, (max(real, now + 1.0), eid))
                 continue
-            if ep.born + self.max_age <= now:
+            if ep.born + (ep.max_age or self.max_age) <= now:
                 why = "timeout"
             elif ep.steps >= ep.step_limit:
                 why = "step_limit"

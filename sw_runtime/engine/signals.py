@@ -1,7 +1,8 @@
 """Dense training signals, computed after each step of a ``signals: true`` episode.
 
 - ``progress``: the task's own score (weighted share of scored checks that
-  pass) if the episode were submitted now with an empty output.
+  pass, under the episode's scoring rule) if the episode were submitted now
+  with an empty output.
 - ``reference_progress``: the share of the reference solution's record-level
   changes the episode has made so far, in any order.
 - ``collateral_violation``: this step changed a record that no rule of the
@@ -126,7 +127,7 @@ class Signals:
         diff = ep.store.diff(ep.start)
         facts = Facts(start=ep.start, end=ep.store, calls=ep.calls, output="", diff=diff, trace=ep.trace)
         self.passes = [None if isinstance(c, C.Rubric) else run_check(c, facts)[0] for c in ep.checks]
-        self.progress = weighted(ep.checks, self.passes, ep.start_passes)[0] if ep.checks else 0.0
+        self.progress = weighted(ep.checks, self.passes, ep.start_passes, ep.scoring)[0] if ep.checks else 0.0
         self.ref_progress = reference.progress(ep.store, diff) if reference is not None else 0.0
         ep.store.journal = []  # every write from now on, so a step's changes cost O(its writes)
         # per no_collateral check: the changed records its rules do not allow
@@ -218,7 +219,7 @@ class Signals:
                 bad.difference_update(back)
                 passes[i] = not bad
         if dirty and checks:
-            self.progress = weighted(checks, passes, ep.start_passes)[0]
+            self.progress = weighted(checks, passes, ep.start_passes, ep.scoring)[0]
         return violation
 
     def after_step_json(self, ep, schema_valid: bool, mutated: bool, fault, call=None) -> bytes:

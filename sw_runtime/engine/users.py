@@ -6,9 +6,14 @@ user answers every topic whose keyword appears in the question (case-
 insensitive), in the task's order, and says it doesn't know otherwise. Same
 question, same answer: deterministic, no model involved.
 
-The ``llm`` user asks a chat model (OpenAI-compatible, ``SW_USER_SIM`` at
-``SW_USER_SIM_URL``) to play the person. Its replies are cached by
-(world, task, seed, the questions asked before, the question), so replaying an
+The ``llm`` user asks a chat model to play the person: the model named by
+``"user_simulator": {"model": id}``, or by ``SW_USER_SIM`` for ``"llm"``, at
+``SW_USER_SIM_URL`` (``SW_USER_SIM_KEY``, ``SW_USER_SIM_API``: an
+OpenAI-compatible or an Anthropic endpoint, see ``sw_runtime/chat.py``). At
+create the endpoint is asked for its models (``LlmUsers.check``): an
+unreachable one is a 503 and a model it does not list a 400, so a run never
+starts with a simulator that cannot answer. Replies are cached by (model,
+world, task, seed, the questions asked before, the question), so replaying an
 episode's calls gives the same replies, and digests, without the model.
 Because the model is slow and remote, the HTTP layer fetches a reply
 (``LlmUsers.prepare``) before the engine runs the call; the engine itself only
@@ -19,14 +24,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections import OrderedDict
 from typing import Annotated
 
-import httpx
 import msgspec
-import orjson
 
 from .. import errors
+from ..chat import ChatEndpoint, ChatError
 from ..worlds.tool import json_schema
 
 ASK_USER = "ask_user"
@@ -84,8 +89,9 @@ class LlmUser:
 
     kind = "llm"
 
-    def __init__(self, pool: "LlmUsers"):
+    def __init__(self, pool: "LlmUsers", model: str):
         self.pool = pool
+        self.model = model
         self.questions: list = []
 
     def answer(self, ep, arguments):
@@ -100,33 +106,78 @@ class LlmUser:
         return True, {"answer": reply}
 
 
+_CONFIGURE = ("start the server with SW_USER_SIM_URL (an OpenAI-compatible base URL such as "
+              "http://127.0.0.1:8000/v1, or an Anthropic one with SW_USER_SIM_API=anthropic)")
+_PROBE_TTL = 60.0  # seconds a successful look at the endpoint's models is trusted
+
+
 class LlmUsers:
-    """The model that plays users, and the cache of its replies."""
+    """The models that play users, and the cache of their replies."""
 
     def __init__(self, capacity: int = 100_000):
-        self.model = os.environ.get("SW_USER_SIM", "")
-        self.url = os.environ.get("SW_USER_SIM_URL", "").rstrip("/")
-        self.key = os.environ.get("SW_USER_SIM_KEY", "")
+        self.model = os.environ.get("SW_USER_SIM", "")  # the model of user_simulator "llm"
+        self.endpoint = ChatEndpoint.from_env("SW_USER_SIM")
         self._cache: OrderedDict = OrderedDict()
+        self._probed: dict = {}  # model -> monotonic time it was last seen listed
         self.capacity = capacity
 
     @property
     def available(self) -> bool:
-        return bool(self.model and self.url)
+        return bool(self.model and self.endpoint.configured)
 
-    def make(self) -> LlmUser:
-        if not self.available:
+    def chosen_model(self, user_simulator) -> str | None:
+        """The model an episode's ``user_simulator`` asks for; None for the
+        scripted user. Raises ``InvalidRequest`` for an unknown simulator or
+        one this server is not configured to run."""
+        if user_simulator in (None, "scripted"):
+            return None
+        if user_simulator == "llm":
+            if not self.available:
+                raise errors.InvalidRequest(
+                    'user_simulator "llm" needs a model: ' + _CONFIGURE + " and SW_USER_SIM (a model id), "
+                    'or ask for one with "user_simulator": {"model": "<id>"}')
+            return self.model
+        model = getattr(user_simulator, "model", None)
+        if model is None:
             raise errors.InvalidRequest(
-                'user_simulator "llm" needs a model: start the server with SW_USER_SIM (a model id) and '
-                "SW_USER_SIM_URL (an OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1)"
-            )
-        return LlmUser(self)
+                f"unknown user_simulator {user_simulator!r}; use \"scripted\" (the default), \"llm\", "
+                'or {"model": "<model id>"}')
+        if not model.strip():
+            raise errors.InvalidRequest("user_simulator.model: name a model")
+        if not self.endpoint.configured:
+            raise errors.InvalidRequest(f"user_simulator.model {model!r}: this server has no user simulator "
+                                        f"endpoint; {_CONFIGURE}")
+        return model
+
+    async def check(self, user_simulator) -> None:
+        """Make sure the endpoint answers and lists the model (before create):
+        503 ``user_simulator_unavailable`` when it cannot be reached, 400 when
+        it does not list the model. A successful look is trusted for a minute."""
+        model = self.chosen_model(user_simulator)
+        if model is None:
+            return
+        seen = self._probed.get(model)
+        if seen is not None and time.monotonic() - seen < _PROBE_TTL:
+            return
+        try:
+            listed = await self.endpoint.models()
+        except ChatError as e:
+            raise errors.UserSimulatorUnavailable(
+                f"the user simulator endpoint {self.endpoint.url} did not answer ({e}); "
+                "check SW_USER_SIM_URL and that the model server is up, then retry") from None
+        if listed is not None and model not in listed:
+            shown = ", ".join(listed[:10]) + (" …" if len(listed) > 10 else "")
+            raise errors.InvalidRequest(
+                f"user_simulator.model: {self.endpoint.url} has no model {model!r}; it serves {shown or 'none'}")
+        self._probed[model] = time.monotonic()
+
+    def make(self, model: str) -> LlmUser:
+        return LlmUser(self, model)
 
     @staticmethod
     def _key(ep, questions: list, question: str) -> str:
-        parts = [ep.world.name, ep.world.version, ep.task.id, str(ep.seed), *questions, question]
+        parts = [ep.user.model, ep.world.name, ep.world.version, ep.task.id, str(ep.seed), *questions, question]
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
-
     def cached(self, ep, questions: list, question: str):
         return self._cache.get(self._key(ep, questions, question))
 
@@ -163,16 +214,10 @@ class LlmUsers:
         )
         # From the simulated person's side, the assistant's questions are the
         # "user" turns of this chat and their own answers the "assistant" ones.
-        messages = [{"role": "system", "content": system}, *transcript, {"role": "user", "content": question}]
-        body = {"model": self.model, "messages": messages, "temperature": 0}
-        headers = {"authorization": f"Bearer {self.key}"} if self.key else {}
+        messages = [*transcript, {"role": "user", "content": question}]
         try:
-            async with httpx.AsyncClient(timeout=60) as client:
-                r = await client.post(f"{self.url}/chat/completions", content=orjson.dumps(body),
-                                      headers={"content-type": "application/json", **headers})
-            r.raise_for_status()
-            return str(r.json()["choices"][0]["message"]["content"]).strip()
-        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as e:
+            return await self.endpoint.complete(ep.user.model, system, messages)
+        except ChatError as e:
             raise errors.UserSimulatorUnavailable(
-                f"the user simulator model did not answer ({type(e).__name__}: {e}); retry the call"
+                f"the user simulator model did not answer ({e}); retry the call"
             ) from None

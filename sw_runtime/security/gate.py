@@ -13,6 +13,8 @@ caller and never limited: probes and scrapers must not lock themselves out.
 
 from __future__ import annotations
 
+import re
+
 import orjson
 from starlette.responses import Response
 
@@ -21,6 +23,9 @@ from . import limits
 from .scopes import EVERYONE, Principal, required_scope
 
 OPEN_PATHS = frozenset({"/healthz", "/readyz", "/metrics", "/openapi.json"})
+# A run's or an episode's tools (the real APIs' addresses, MCP) answer to that
+# run's own token, which the service checks: no API key there (reference 001).
+TOKEN_PATHS = re.compile(r"/(v1/runs/[^/]+/tools/|api/v1/episodes/[^/]+/(tools/|mcp/?$))")
 PRINCIPAL = "sw.principal"
 
 
@@ -58,7 +63,7 @@ class Gate:
                 buckets = limiter.buckets(client[0] if client else None, None)
                 limiter.charge(buckets, 1)
             principal = EVERYONE
-            if self.keys is not None:
+            if self.keys is not None and not TOKEN_PATHS.match(scope["path"]):
                 principal = self._authenticate(scope)
                 need = required_scope(scope["method"], scope["path"])
                 if need is not None and need not in principal.scopes:

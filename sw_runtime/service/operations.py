@@ -30,27 +30,29 @@ from ..engine import custom_seeds, faults, views
 from ..engine.engine import Engine
 from ..engine.users import ASK_USER
 from ..store import DataFolder
-from ..verify import vocabulary
+from ..verify import custom, vocabulary
 from ..worlds import get_world, registry
 from . import events
 from .idempotent import run_keyed
 from .keys import IdempotencyKeys
 from .reply import Reply
-from .sweeper import sweep_forever
+from .runs import RunOps
+from .sweeper import sweep_forever, sweep_runs_forever
 
 _dumps = orjson.dumps
 _batch_decode = msgspec.json.Decoder(schemas.Batch).decode
 _call_decoder = msgspec.json.Decoder(schemas.Call)
 
 
-class Service:
+class Service(RunOps):
     """The one way in to one server's engine.
 
     Every operation that changes something is logged before it answers: the
     engine writes what it did to its journal and ``_logged`` hands the
     journal to the data folder (``sw_runtime.store``) as one line, after the
     idempotency key (if any) is bound, so the key and what it answered land
-    together. ``start`` replays the folder's log first.
+    together. ``start`` replays the folder's log first. The runs of reference
+    001 and tool calls by token are ``RunOps``, in ``runs.py``.
     """
 
     def __init__(self, settings: Settings | None = None):
@@ -66,6 +68,8 @@ class Service:
         self._faults_body = {"fault_profiles": faults.listing()}
         self._sweeper: asyncio.Task | None = None
         self._opened = False
+        self._runs_sweeper: asyncio.Task | None = None
+        self.init_runs()
         self._listeners: list = []
         self.engine.on_event = self._on_event
 
@@ -79,13 +83,15 @@ class Service:
             self.data.open(self.engine, self.keys)
         if self._sweeper is None:
             self._sweeper = asyncio.create_task(sweep_forever(self.engine, self.data))
+            self._runs_sweeper = asyncio.create_task(sweep_runs_forever(self))
 
     async def stop(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
-            self._sweeper = None
+        for task in (self._sweeper, self._runs_sweeper):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._sweeper = self._runs_sweeper = None
         if self._opened:
             self._commit()
             self.data.store_results(self.engine)
@@ -94,7 +100,8 @@ class Service:
 
     def health(self) -> dict:
         return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(self.engine.episodes),
-                "open": self.engine.live, "boot_id": self.engine.ids.boot, **self.data.health()}
+                "open": self.engine.live, "boot_id": self.engine.ids.boot, "read_cache": self.engine.reads.stats(),
+                **self.data.health()}
 
     def _commit(self) -> None:
         """Log what the engine did since the last commit (one line), and store
@@ -140,6 +147,12 @@ class Service:
     def fault_profiles(self) -> dict:
         return self._faults_body
 
+    def render_checks(self, body: bytes) -> dict:
+        """Checks as their sentences (``POST /checks/render``), checked against a world if named."""
+        req = schemas.decode(schemas.RenderChecks, body)
+        world = get_world(req.environment) if req.environment is not None else None
+        return {"environment": req.environment, "lines": custom.render(req.checks, world)}
+
     # -- the episode lifecycle ---------------------------------------------------
 
     async def create(self, environment: str, body: bytes, key: str | None = None, *,
@@ -147,8 +160,9 @@ class Service:
         async def run():
             req = schemas.decode(schemas.CreateEpisode, body, empty_ok=True)
             start = await self._prepared_start(environment, req)
+            await self.engine.users.check(req.user_simulator)  # 400/503 now, not masked trials later
             ep = self.engine.create(environment, req, start, project=project)
-            return Reply(_dumps(views.created(ep)), created=True)
+            return Reply(_dumps(self._created(ep)), created=True)
 
         return await self._logged(run_keyed(self.keys, _scope("episodes.create", project), key, environment, body, run))
 
@@ -158,12 +172,14 @@ class Service:
             items = self._items(schemas.BatchCreate, body)
             if on_count is not None:
                 on_count(len(items))
+            refused = await self._check_users(items)
             results = []
             for i in range(0, len(items), _CREATE_SLICE):  # the loop serves others between slices
                 if i:
                     self._commit()
                     await asyncio.sleep(0)
-                results += self.engine.create_many(items[i:i + _CREATE_SLICE], views.created, project)
+                part = {k - i: e for k, e in refused.items() if i <= k < i + _CREATE_SLICE}
+                results += self.engine.create_many(items[i:i + _CREATE_SLICE], self._created, project, part)
             return Reply(_dumps({"results": results}))
 
         return await self._logged(run_keyed(self.keys, _scope("batch.create", project), key, "", body, run))
@@ -323,6 +339,11 @@ class Service:
 
     # -- helpers -----------------------------------------------------------------
 
+    def _created(self, ep) -> dict:
+        body = views.created(ep)
+        body.update(self.tools_links(ep.id))
+        return body
+
     def _items(self, kind, body: bytes) -> list:
         req = schemas.decode(kind, body)
         most = self.settings.max_batch_episodes
@@ -331,6 +352,21 @@ class Service:
                 f"{len(req.episodes)} episodes in one request; at most {most} (SW_MAX_BATCH_EPISODES): split it"
             )
         return req.episodes
+
+    async def _check_users(self, items: list) -> dict:
+        """Batch-create items whose user simulator cannot answer: ``{index: ApiError}``."""
+        refused = {}
+        for i, raw in enumerate(items):
+            try:
+                req = schemas.decode_item(schemas.CreateItem, raw)
+            except errors.ApiError:
+                continue  # create_many answers it in its slot
+            if req.user_simulator not in (None, "scripted"):
+                try:
+                    await self.engine.users.check(req.user_simulator)
+                except errors.ApiError as e:
+                    refused[i] = e
+        return refused
 
     async def _prepared_start(self, environment: str, req):
         """A create request's custom state, validated and built off the event

@@ -1,4 +1,5 @@
-"""The background sweep: endings past their deadlines, memory, retention, compaction."""
+"""The background sweeps: endings past their deadlines (idle, over-age, runs that are due),
+memory, retention, compaction."""
 
 from __future__ import annotations
 
@@ -40,3 +41,13 @@ async def sweep_forever(engine, data) -> None:
                 await data.compact()
         except Exception:  # keep sweeping whatever one pass hit
             log.exception("sweep failed")
+
+
+async def sweep_runs_forever(svc, period: float = 2.0) -> None:
+    """End runs past their idle window or timeout (reference 001: every few seconds)."""
+    while True:
+        await asyncio.sleep(period)
+        try:
+            await svc.sweep_runs()
+        except Exception:  # keep sweeping whatever one pass hit
+            log.exception("run sweep failed")

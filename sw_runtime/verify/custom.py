@@ -2,6 +2,10 @@
 
 A bad check is refused with 400 ``invalid_request`` naming the path of the
 bad field (``checks[1].collection``), so a client can fix it without guessing.
+Checks are checked against the world, not only against their own shape: a
+collection, a tool (``action_called``/``action_not_called``) or a field name
+(in ``field`` and in ``where``) the world does not have is refused, since
+such a check could never pass, or could never fail.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import msgspec
 
 from .. import errors
 from . import checks as C
+from .fields import field_known, fields_known
 
 MAX_CUSTOM = 64
 
@@ -23,29 +28,14 @@ def _path_of(e: msgspec.ValidationError, index: int) -> str:
     return f"checks[{index}]{where}"
 
 
-def parse(items: list, world, template: list, replace: bool) -> list:
-    """The episode's checks: the template's (unless replaced), then the custom ones."""
+def parse(items: list, world, template: list, replace: bool, extra_tools: tuple = ()) -> list:
+    """The episode's checks: the template's (unless replaced), then the custom ones.
+    ``extra_tools``: tools the episode has beside the world's (``ask_user``)."""
     if len(items) > MAX_CUSTOM:
         raise errors.InvalidRequest(f"checks: at most {MAX_CUSTOM} custom checks per episode, got {len(items)}")
     out = [] if replace else list(template)
     for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise errors.InvalidRequest(f"checks[{i}]: a check is a JSON object with a kind")
-        kind = item.get("kind")
-        if kind not in C.KINDS:
-            raise errors.InvalidRequest(
-                f"checks[{i}].kind: unknown kind {kind!r}; the kinds are {', '.join(sorted(C.KINDS))} "
-                "(GET /api/v1/checks lists them)"
-            )
-        for reserved in ("id", "source"):
-            if reserved in item:
-                raise errors.InvalidRequest(f"checks[{i}].{reserved}: assigned by the server; leave it out")
-        try:
-            check = msgspec.convert(item, C.Check)
-        except msgspec.ValidationError as e:
-            msg = str(e).split(" - at ")[0]
-            raise errors.InvalidRequest(f"{_path_of(e, i)}: {msg}") from None
-        _validate(check, i, world)
+        check = decode_one(item, i, world, extra_tools)
         label = check.label or describe(check)
         out.append(msgspec.structs.replace(check, id=f"custom-{i + 1}", source="custom", label=label))
     if sum(1 for c in out if isinstance(c, C.Rubric)) > 1:
@@ -53,7 +43,41 @@ def parse(items: list, world, template: list, replace: bool) -> list:
     return out
 
 
-def _validate(check, i: int, world) -> None:
+def render(items, world=None) -> list:
+    """Each check's sentence (``POST /api/v1/checks/render``): what a check
+    without a label is labelled. Checked as at create (against ``world`` when given)."""
+    if not isinstance(items, list) or not items:
+        raise errors.InvalidRequest("checks: send a non-empty list of checks")
+    if len(items) > MAX_CUSTOM:
+        raise errors.InvalidRequest(f"checks: at most {MAX_CUSTOM} checks per request, got {len(items)}")
+    return [describe(decode_one(item, i, world, ("ask_user",))) for i, item in enumerate(items)]
+
+
+def decode_one(item, i: int, world, extra_tools: tuple = ()):
+    """One custom check decoded and validated; ``world`` None checks its shape only."""
+    if not isinstance(item, dict):
+        raise errors.InvalidRequest(f"checks[{i}]: a check is a JSON object with a kind")
+    kind = item.get("kind")
+    if kind not in C.KINDS:
+        raise errors.InvalidRequest(
+            f"checks[{i}].kind: unknown kind {kind!r}; the kinds are {', '.join(sorted(C.KINDS))} "
+            "(GET /api/v1/checks lists them)"
+        )
+    for reserved in ("id", "source"):
+        if reserved in item:
+            raise errors.InvalidRequest(f"checks[{i}].{reserved}: assigned by the server; leave it out")
+    try:
+        check = msgspec.convert(item, C.Check)
+    except msgspec.ValidationError as e:
+        msg = str(e).split(" - at ")[0]
+        raise errors.InvalidRequest(f"{_path_of(e, i)}: {msg}") from None
+    _validate(check, i)
+    if world is not None:
+        _against_world(check, i, world, extra_tools)
+    return check
+
+
+def _against_world(check, i: int, world, extra_tools: tuple) -> None:
     def bad_collection(path: str, name):
         raise errors.InvalidRequest(
             f"checks[{i}].{path}: {world.name} has no collection {name!r}; "
@@ -67,6 +91,21 @@ def _validate(check, i: int, world) -> None:
         for j, rule in enumerate(check.allow):
             if rule.collection not in world.collections:
                 bad_collection(f"allow[{j}].collection", rule.collection)
+            fields_known(world, rule.collection, rule.where, f"checks[{i}].allow[{j}].where")
+    if collection is not None:
+        fields_known(world, collection, getattr(check, "where", None), f"checks[{i}].where")
+        if getattr(check, "field", None) is not None:
+            field_known(world, collection, check.field, f"checks[{i}].field")
+    if isinstance(check, (C.ActionCalled, C.ActionNotCalled)) and check.action not in world.tools_by_name \
+            and check.action not in extra_tools:
+        tools = sorted(world.tools_by_name) + list(extra_tools)
+        raise errors.InvalidRequest(
+            f"checks[{i}].action: {world.name} has no tool {check.action!r}; its tools are {', '.join(tools)}"
+        )
+
+
+def _validate(check, i: int) -> None:
+    """What a check must hold whatever the world."""
     if isinstance(check, (C.ActionCalled, C.ActionNotCalled)) and not check.action:
         raise errors.InvalidRequest(f"checks[{i}].action: name a tool")
     if isinstance(check, C.WriteCount):

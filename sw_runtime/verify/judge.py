@@ -1,7 +1,8 @@
-"""The rubric judge: a chat model (OpenAI-compatible) that answers yes or no.
+"""The rubric judge: a chat model that answers yes or no.
 
 Configured by ``SW_JUDGE_URL`` (a base URL such as http://127.0.0.1:8000/v1)
-and ``SW_JUDGE_MODEL`` (``SW_JUDGE_KEY`` if the endpoint wants a bearer key).
+and ``SW_JUDGE_MODEL`` (``SW_JUDGE_KEY`` if the endpoint wants a key,
+``SW_JUDGE_API=anthropic`` for the Messages API: see ``sw_runtime/chat.py``).
 Without them a rubric check is undecided. When the judge is configured but
 fails, the verifier is unavailable: submit answers 503 and the episode stays
 open for a retry.
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 import os
 
-import httpx
 import orjson
 
 from .. import errors
+from ..chat import ChatEndpoint, ChatError
 from . import checks as C
 
 _MAX_TRACE = 60  # calls shown to the judge; the rest are summarised
@@ -22,13 +23,13 @@ _MAX_TRACE = 60  # calls shown to the judge; the rest are summarised
 
 class Judge:
     def __init__(self):
-        self.url = os.environ.get("SW_JUDGE_URL", "").rstrip("/")
+        self.endpoint = ChatEndpoint.from_env("SW_JUDGE")
+        self.url = self.endpoint.url
         self.model = os.environ.get("SW_JUDGE_MODEL", "")
-        self.key = os.environ.get("SW_JUDGE_KEY", "")
 
     @property
     def configured(self) -> bool:
-        return bool(self.url and self.model)
+        return bool(self.endpoint.configured and self.model)
 
     async def decide(self, ep, output: str) -> dict | None:
         """Verdicts ``{check_id: (passed, detail)}`` for the episode's rubric
@@ -41,7 +42,7 @@ class Judge:
             verdicts[check.id] = await self._ask(ep, check, output)
         return verdicts
 
-    def _prompt(self, ep, check, output: str) -> list:
+    def _prompt(self, ep, check, output: str) -> str:
         calls = []
         for e in ep.trace.entries(0, _MAX_TRACE):
             outcome = "ok" if e["ok"] else f"error {e['error'].get('code')}"
@@ -58,24 +59,16 @@ class Judge:
             f"Question: {check.text}\n"
             "Answer 'yes' or 'no' on the first line, then one sentence saying why."
         )
-        return [
-            {"role": "system", "content": "You grade an AI assistant's work strictly and briefly."},
-            {"role": "user", "content": user},
-        ]
+        return user
 
     async def _ask(self, ep, check, output: str):
-        body = {"model": self.model, "messages": self._prompt(ep, check, output), "temperature": 0}
-        headers = {"content-type": "application/json"}
-        if self.key:
-            headers["authorization"] = f"Bearer {self.key}"
         try:
-            async with httpx.AsyncClient(timeout=120) as client:
-                r = await client.post(f"{self.url}/chat/completions", content=orjson.dumps(body), headers=headers)
-            r.raise_for_status()
-            text = str(r.json()["choices"][0]["message"]["content"]).strip()
-        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as e:
+            text = await self.endpoint.complete(
+                self.model, "You grade an AI assistant's work strictly and briefly.",
+                [{"role": "user", "content": self._prompt(ep, check, output)}], timeout=120)
+        except ChatError as e:
             raise errors.VerifierUnavailable(
-                f"the rubric judge at {self.url} failed ({type(e).__name__}); "
+                f"the rubric judge at {self.url} failed ({str(e).split(':')[0]}); "
                 f"episode {ep.id} stays open: retry the submit"
             ) from None
         first = text.split(None, 1)[0].strip(".,:;!*").casefold() if text else ""

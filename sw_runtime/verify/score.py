@@ -1,15 +1,30 @@
-"""From check results to an evaluation: score, pass and the denominator rule.
+"""From check results to an evaluation: score, pass, the scoring rule and the step budget.
 
-A check that already passes in the start state cannot tell a working agent
-from a do-nothing one, so while it stays true it leaves the denominator
-(unless the task marks it ``always_scored``): doing nothing earns no free
-points. If the episode breaks it, it comes back into the denominator as a
-failure, so collateral damage costs score, and ``pass`` needs every check.
+Two rules say which checks make up the denominator of ``score``:
+
+- ``share`` (the default; references 000 and 001): every weighted check
+  counts. A check that already holds at the start earns its weight for an
+  agent that leaves it alone, so a do-nothing run can collect partial credit
+  (on a refusal task that is most of the point).
+- ``informative`` (reference 003's rule): a check that already passes at the
+  start cannot tell a working agent from a do-nothing one, so while it stays
+  true it leaves the denominator (unless marked ``always_scored``). If the
+  episode breaks it, it comes back as a failure, so collateral damage still
+  costs score.
+
+Either way ``pass`` needs every check, and the step budget: a task's episode
+that used more steps than the task's budget fails its ``within-budget`` row.
+That row gates ``pass`` only (weight 0): the score stays the share of the
+task's own checks, so the same work earns the same dense reward.
 """
 
 from __future__ import annotations
 
 from .evaluate import Facts, run_check
+
+RULES = ("share", "informative")
+DEFAULT_RULE = "share"
+BUDGET_ID = "within-budget"
 
 
 def baseline(checks: list, start) -> list:
@@ -25,31 +40,57 @@ def baseline(checks: list, start) -> list:
     return out
 
 
-def is_scored(check, at_start: bool, passed) -> bool:
-    """The denominator rule (see the module docstring)."""
+def is_scored(check, at_start: bool, passed, rule: str = DEFAULT_RULE) -> bool:
+    """Whether the check is in the denominator under ``rule`` (see the module docstring)."""
+    if rule == "share":
+        return True
     return check.always_scored or not at_start or passed is not True
 
 
-def weighted(checks: list, passes: list, start_passes: list) -> tuple:
-    """``(score, all_pass)`` from each check's result (True, False or None)."""
+def _tally(checks, passes, start_passes, rule: str) -> tuple:
+    """``(earned, total)`` weights under ``rule``."""
     total = earned = 0.0
-    all_pass = True
     # Weights are relative: scaled by the largest, so that no sum of them overflows.
     top = max((c.weight for c in checks), default=1.0) or 1.0
     for check, passed, at_start in zip(checks, passes, start_passes):
-        if passed is not True:
-            all_pass = False
-        if is_scored(check, at_start, passed):
+        if is_scored(check, at_start, passed, rule):
             total += check.weight / top
             if passed is True:
                 earned += check.weight / top
+    return earned, total
+
+
+def weighted(checks: list, passes: list, start_passes: list, rule: str = DEFAULT_RULE) -> tuple:
+    """``(score, all_pass)`` from each check's result (True, False or None)."""
+    all_pass = all(p is True for p in passes)
+    earned, total = _tally(checks, passes, start_passes, rule)
     if total > 0:
         return round(earned / total, 2), all_pass
     return (1.0 if all_pass and checks else 0.0), all_pass
 
 
-def evaluate(checks: list, facts: Facts, start_passes: list | None = None) -> dict:
-    """Run every check; answer ``{pass, score, checks}``."""
+def budget_row(steps: int, budget: int) -> dict:
+    """The ``within-budget`` row: pass while ``steps`` is at most ``budget``."""
+    ok = steps <= budget
+    return {
+        "id": BUDGET_ID,
+        "kind": "step_budget",
+        "label": f"Done within the task's step budget of {budget} steps",
+        "source": "template",
+        "weight": 0.0,
+        "scored": False,
+        "pass": ok,
+        "detail": f"{steps} step{'s' if steps != 1 else ''} of a budget of {budget}"
+        + ("" if ok else f": {steps - budget} over (this gates pass, not score)"),
+    }
+
+
+def evaluate(checks: list, facts: Facts, start_passes: list | None = None, rule: str = DEFAULT_RULE,
+             steps: int | None = None, budget: int | None = None) -> dict:
+    """Run every check; answer ``{pass, score, scoring, denominators, checks}``.
+
+    ``steps`` and ``budget`` add the ``within-budget`` row (a task's episode).
+    """
     if start_passes is None:
         start_passes = baseline(checks, facts.start)
     results = []
@@ -57,7 +98,7 @@ def evaluate(checks: list, facts: Facts, start_passes: list | None = None) -> di
     for check, at_start in zip(checks, start_passes):
         passed, detail = run_check(check, facts)
         passes.append(passed)
-        scored = is_scored(check, at_start, passed)
+        scored = is_scored(check, at_start, passed, rule)
         if not scored:
             detail = f"{detail} (already true at the start: not scored)"
         results.append(
@@ -72,5 +113,12 @@ def evaluate(checks: list, facts: Facts, start_passes: list | None = None) -> di
                 "detail": detail,
             }
         )
-    score, all_pass = weighted(checks, passes, start_passes)
-    return {"pass": bool(checks) and all_pass, "score": score, "checks": results}
+    score, all_pass = weighted(checks, passes, start_passes, rule)
+    denominators = {r: round(_tally(checks, passes, start_passes, r)[1], 4) for r in RULES}
+    scores = {r: weighted(checks, passes, start_passes, r)[0] for r in RULES}
+    if budget is not None and steps is not None and checks:
+        row = budget_row(steps, budget)
+        results.append(row)
+        all_pass = all_pass and row["pass"]
+    return {"pass": bool(checks) and all_pass, "score": score, "scoring": rule,
+            "denominators": denominators, "scores": scores, "checks": results}

@@ -6,6 +6,16 @@ Struct, and the same Struct decodes the call, so what is advertised is what is
 enforced. A tool that refuses raises ``Refused``; the engine turns it into an
 ``ok: false`` result (data, never an HTTP error).
 
+A tool may declare itself ``pure`` (the default is not): a pure *read*
+answers from the store and its arguments alone, so the engine may answer it
+from a cache of earlier answers on the same state (``engine/read_cache.py``)
+and runs it with a ``ReadContext``, which has the store and nothing else; a
+pure *write* leaves a state that depends only on the state, its arguments
+and the ``Context`` (step, time, seed), with no reaction and nothing outside
+the store, so the same call at the same step on the same state is known to
+lead to the same state. Declare it only when it is true: a wrong declaration
+serves one episode's answer to another.
+
 Every tool has a **class** (reference 004's model), served with its
 definition: ``safe`` tools run normally in a sandbox episode, ``guarded``
 tools are intercepted there and answer a preview of what they would have done
@@ -46,6 +56,16 @@ class NoArgs(msgspec.Struct, forbid_unknown_fields=True):
     """A tool that takes no arguments."""
 
 
+class ReadContext:
+    """What a pure read is given: the state, and nothing that changes from
+    one step or episode to the next (so its answer can be shared)."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store):
+        self.store = store
+
+
 class Context:
     """What a tool may know about the call besides its arguments: the state,
     the simulated time and a source of deterministic ids."""
@@ -78,27 +98,36 @@ class Tool:
     fn: Callable[[Context, Any], Any]
     writes: bool
     schema: dict = field(repr=False, default_factory=dict)
+    pure: bool = False  # see the module docstring
     cls: str | None = None  # "safe" | "guarded" | None (unclassed: blocked in sandbox mode)
     preview: str | None = None  # a guarded tool's preview key in sandbox mode, e.g. "would_send"
     # Decodes a call's JSON arguments straight into ``params`` (typed, fast).
     decoder: Any = field(init=False, repr=False, compare=False)
     name_json: bytes = field(init=False, repr=False, compare=False)  # the name as JSON, for answers
+    # The head of a step answer up to its result or error, formatted once.
+    head_ok: bytes = field(init=False, repr=False, compare=False)
+    head_error: bytes = field(init=False, repr=False, compare=False)
+    _definition: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "decoder", msgspec.json.Decoder(self.params))
         object.__setattr__(self, "name_json", msgspec.json.encode(self.name))
+        object.__setattr__(self, "head_ok", b',"tool":' + self.name_json + b',"ok":true,"result":')
+        object.__setattr__(self, "head_error", b',"tool":' + self.name_json + b',"ok":false,"error":')
         if not self.schema:
             object.__setattr__(self, "schema", json_schema(self.params))
         if self.cls not in CLASSES:
             raise ValueError(f"tool {self.name}: class {self.cls!r} is not one of {CLASSES}")
-
-    def definition(self) -> dict:
-        """The tool as served: the Messages API shape ``{name, description, parameters}``,
-        plus its ``class`` when it has one."""
         d = {"name": self.name, "description": self.description, "parameters": self.schema}
         if self.cls is not None:
             d["class"] = self.cls
-        return d
+        object.__setattr__(self, "_definition", d)
+
+    def definition(self) -> dict:
+        """The tool as served: the Messages API shape ``{name, description, parameters}``,
+        plus its ``class`` when it has one (one dict, shared: every episode created
+        answers it; do not modify it)."""
+        return self._definition
 
 
 CLASSES = ("safe", "guarded", None)
@@ -106,13 +135,14 @@ _AUTO = "auto"
 
 
 def tool(*, writes: bool, params: type = NoArgs, name: str | None = None, cls: str | None = _AUTO,
-         preview: str | None = None):
+         preview: str | None = None, pure: bool = False):
     """Declare a tool. Its description is the function's docstring.
 
     ``cls`` is its class in sandbox mode: by default ``"guarded"`` when it
     writes, else ``"safe"``; ``None`` leaves it unclassed. ``preview`` names
     the key a guarded tool's sandbox answer puts its result under
-    (``"would_send"``); without one the answer is ``would_change``."""
+    (``"would_send"``); without one the answer is ``would_change``. ``pure``:
+    see the module docstring."""
     if cls == _AUTO:
         cls = "guarded" if writes else "safe"
 
@@ -127,6 +157,7 @@ def tool(*, writes: bool, params: type = NoArgs, name: str | None = None, cls: s
             fn=fn,
             writes=writes,
             schema=json_schema(params),
+            pure=pure,
             cls=cls,
             preview=preview,
         )

@@ -42,7 +42,7 @@ def test_bench_memory_prints_its_table_on_the_pure_core():
 def test_bench_batch_prints_its_table():
     out = run(BENCH / "bench_batch.py", *QUICK["batch"])
     assert "sandworld bench_batch" in out
-    for label in ("(a) coinpurse /batch", "(b)", "(c) single /step", "(d) dummy noop", "(a)/(d)", "(a)/(c)",
+    for label in ("(a) coinpurse /batch", "(b)", "(c) single /step", "(d) dummy noop", "(e) GRPO", "(a)/(d)", "(a)/(c)",
                   "(b)/(a)", "batch create", "latency p99", "batch submit"):
         assert label in out, label
 

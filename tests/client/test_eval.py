@@ -53,7 +53,7 @@ def test_reference_passes_every_task_on_seeds_0_to_4(reference_run):
     assert all(t["status"] == "scored" and t["pass"] is True and t["score"] == 1.0 for t in trials)
     per_task, overall = summarize(trials, 1, tasks)
     assert all(s.pass_rate == 1.0 for s in per_task) and overall.passed == overall.trials == len(trials)
-    assert f"{len(trials)}/{len(trials)} passed" in r.stdout and "pass rate" in r.stdout
+    assert f"{len(trials)}/{len(trials)} passed" in r.stdout and "95% CI" in r.stdout
 
 
 def test_noop_passes_none(api, tmp_path):

@@ -45,8 +45,8 @@ class Running:
 
 
 @contextlib.contextmanager
-def serve_replicas(n: int, *args: str):
-    """Run ``sandworld serve --replicas n`` for the block; yield a ``Running``."""
+def serve_replicas(n: int, *args: str, cwd=None):
+    """Run ``sandworld serve --replicas n`` (in folder ``cwd``) for the block; yield a ``Running``."""
     port = free_ports(n)
     log = tempfile.TemporaryFile()
     scratch = None
@@ -55,7 +55,7 @@ def serve_replicas(n: int, *args: str):
         args = (*args, "--data-dir", scratch.name)
     proc = subprocess.Popen(
         [sys.executable, "-m", "sw_runtime", "serve", "--replicas", str(n), "--port", str(port), *args],
-        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(os.environ),
+        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(os.environ), cwd=cwd,
     )
     running = Running(proc, log, [f"http://127.0.0.1:{port + i}/api/v1" for i in range(n)])
     try:

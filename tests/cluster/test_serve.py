@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -95,3 +96,17 @@ def test_address_joins_an_existing_ray_instead_of_starting_one(cluster):
         assert created.status_code == 201
     # leaving stops its own shards only: the cluster it joined keeps serving
     assert all(httpx.get(u.removesuffix("/api/v1") + "/healthz").status_code == 200 for u in cluster.urls)
+
+
+@pytest.mark.slow
+def test_shards_find_keys_in_the_data_folder_as_named_from_where_serve_ran(cluster, tmp_path):
+    # `sandworld keys` makes a key in ./data; the shards (Ray workers, another working folder) must read the same
+    made = subprocess.run([sys.executable, "-m", "sw_runtime", "keys", "create", "--data-dir", "data",
+                           "--project", "cluster-test"], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    key = re.search(r"^(sw_\S+)$", made.stdout, flags=re.M).group(1)
+    with serve_replicas(1, "--address", cluster.ray_address, "--name", "keyed", "--auth", "keys",
+                        "--data-dir", "data", cwd=tmp_path) as keyed:
+        url = f"{keyed.urls[0]}/environments"
+        assert httpx.get(url).status_code == 401
+        assert httpx.get(url, headers={"authorization": f"Bearer {key}"}).status_code == 200

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from . import reference
 
 
@@ -125,3 +127,35 @@ def test_fork_cost_does_not_grow_with_record_count(impl):
 
     small, large = fork_time(20), fork_time(10_000)
     assert large < 20 * small + 20e-6
+
+
+def test_identity_is_shared_by_forks_until_one_writes(impl):
+    s = impl.Store({"a": {"1": {"v": 1}}})
+    child = s.fork()
+    grandchild = child.fork()
+    assert s.identity is child.identity is grandchild.identity
+    child.update("a", "1", {"v": 2})
+    assert child.identity is not s.identity and grandchild.identity is s.identity
+    s.insert("a", "2", {"v": 3})
+    assert s.identity is not grandchild.identity and s.identity is not child.identity
+    # every kind of write drops it
+    for write in (lambda st: st.put("a", "9", {}), lambda st: st.remove("a", "1"),
+                  lambda st: st.insert("a", "8", {}), lambda st: st.update("a", "1", {"w": 0})):
+        st = grandchild.fork()
+        before = st.identity
+        write(st)
+        assert st.identity is not before
+    # a write of equal values is still a new identity (the records are new objects)
+    st = grandchild.fork()
+    before = st.identity
+    st.update("a", "1", {"v": 1})
+    assert st.identity is not before and st.digest() == grandchild.digest()
+
+
+def test_identity_can_be_set_by_its_owner(impl):
+    s = impl.Store({"a": {"1": {"v": 1}}})
+    token = object()
+    s.identity = token
+    assert s.identity is token and s.fork().identity is token
+    with pytest.raises(TypeError):
+        s.identity = None

@@ -154,7 +154,11 @@ def test_submit_answers_the_reference_shape_and_closes(http):
 def test_do_nothing_does_not_pass(http):
     ep = create(http, task_id="dm-01", seed=2)
     ev = http.post(f"/episodes/{ep['episode_id']}/submit").json()
-    assert ev["pass"] is False and ev["score"] == 0.0
+    # share (the default): no-collateral holds untouched and earns its weight; pass needs every check
+    assert ev["pass"] is False and ev["score"] == 0.5 and ev["scoring"] == "share"
+    ep = create(http, task_id="dm-01", seed=2, scoring="informative")
+    ev = http.post(f"/episodes/{ep['episode_id']}/submit").json()
+    assert ev["pass"] is False and ev["score"] == 0.0  # informative: what already held is not scored
 
 
 def test_collateral_damage_costs_score(http):
@@ -274,3 +278,20 @@ def test_idle_episodes_are_ended_and_leave_memory():
             assert http.get(f"/episodes/{eid}").json()["ended_by"] == "idle"  # from the results store
             err = assert_error(http.post(f"/episodes/{eid}/step", json={"tool": "noop"}), 409, "episode_closed")
             assert "idle" in err["message"]
+
+
+def test_json_answers_end_with_a_newline(http):
+    """So that `curl` output does not run into the next prompt or the next answer."""
+    ep = http.post("/environments/coinpurse/episodes", json={"task_id": "cp-01"})
+    eid = ep.json()["episode_id"]
+    answers = [
+        ep,
+        http.get("/environments"),
+        http.post(f"/episodes/{eid}/step", json={"tool": "get_balance"}),
+        http.post("/batch", json={"calls": [{"episode_id": eid, "tool": "get_balance"}]}),
+        http.post("/batch/episodes", json={"episodes": [{"environment": "dummy"}]}),
+        http.post(f"/episodes/{eid}/submit"),
+        http.get("/episodes/ep_nope"),  # the error envelope too
+    ]
+    for r in answers:
+        assert r.headers["content-type"] == "application/json" and r.content.endswith(b"}\n"), r.content[-40:]

@@ -65,8 +65,9 @@ def test_batch_create_answers_what_single_create_answers_in_order(http):
         eid = got["episode_id"]
         assert eid.startswith("ep_") and eid != single["episode_id"]
         assert got["next"] == {"step": f"/api/v1/episodes/{eid}/step", "submit": f"/api/v1/episodes/{eid}/submit"}
-        for body in (got, single):
-            del body["episode_id"], body["next"]
+        assert got["mcp_url"] == f"/api/v1/episodes/{eid}/mcp" and got["tools_token"] != single["tools_token"]
+        for body in (got, single):  # the fields of each episode's own
+            del body["episode_id"], body["next"], body["tools_token"], body["tools_url"], body["mcp_url"]
         assert got == single
     assert [r["environment"] for r in res] == ["coinpurse", "dummy", "coinpurse"]
     assert [r["seed"] for r in res] == [2, 9, 5]

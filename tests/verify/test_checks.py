@@ -111,27 +111,54 @@ def test_where_matches_substrings_case_insensitively_and_other_values_exactly():
     assert run_check(C.RecordExists(collection="events", where={"start.nope": "x"}), f)[0] is False
 
 
-def test_checks_already_true_at_start_leave_the_denominator():
+def test_informative_rule_leaves_checks_already_true_at_start_out_of_the_denominator():
     exists = C.RecordExists(id="exists", collection="events", where={"summary": "offsite"})
     untouched = C.NoWrites(id="untouched", collection="messages")
     # do nothing: the only scored check fails, the already-true one is not scored
-    ev = evaluate([exists, untouched], facts())
-    assert ev["score"] == 0.0 and ev["pass"] is False
+    ev = evaluate([exists, untouched], facts(), rule="informative")
+    assert ev["score"] == 0.0 and ev["pass"] is False and ev["scoring"] == "informative"
+    assert ev["denominators"] == {"share": 2.0, "informative": 1.0} and ev["scores"] == {"share": 0.5, "informative": 0.0}
     row = next(r for r in ev["checks"] if r["id"] == "untouched")
     assert row["scored"] is False and "already true at the start" in row["detail"]
     # do the job: 1 of 1 scored
-    ev = evaluate([exists, untouched], facts(end_ops=[add_offsite]))
+    ev = evaluate([exists, untouched], facts(end_ops=[add_offsite]), rule="informative")
     assert ev["score"] == 1.0 and ev["pass"] is True
     # break the already-true check: it comes back into the denominator
-    ev = evaluate([exists, untouched], facts(end_ops=[add_offsite, mark_read]))
+    ev = evaluate([exists, untouched], facts(end_ops=[add_offsite, mark_read]), rule="informative")
     assert ev["score"] == 0.5 and ev["pass"] is False
 
 
-def test_always_scored_checks_stay_in_the_denominator():
+def test_share_rule_counts_every_weighted_check():
+    exists = C.RecordExists(id="exists", collection="events", where={"summary": "offsite"})
+    untouched = C.NoWrites(id="untouched", collection="messages")
+    # do nothing: the already-true check earns its weight (partial credit), pass still fails
+    ev = evaluate([exists, untouched], facts())
+    assert ev["scoring"] == "share" and ev["score"] == 0.5 and ev["pass"] is False
+    assert all(r["scored"] is True for r in ev["checks"])
+    ev = evaluate([exists, untouched], facts(end_ops=[add_offsite, mark_read]))
+    assert ev["score"] == 0.5 and ev["pass"] is False
+    ev = evaluate([exists, untouched], facts(end_ops=[add_offsite]))
+    assert ev["score"] == 1.0 and ev["pass"] is True
+
+
+def test_always_scored_checks_stay_in_the_informative_denominator():
     untouched = C.NoWrites(id="untouched", collection="messages", always_scored=True)
     exists = C.RecordExists(id="exists", collection="events", where={"summary": "offsite"}, weight=3)
-    ev = evaluate([exists, untouched], facts())
+    ev = evaluate([exists, untouched], facts(), rule="informative")
     assert ev["score"] == 0.25 and ev["pass"] is False
+
+
+def test_the_step_budget_gates_pass_but_not_score():
+    exists = C.RecordExists(id="exists", collection="events", where={"summary": "offsite"})
+    done = facts(end_ops=[add_offsite])
+    ev = evaluate([exists], done, steps=4, budget=4)
+    assert ev["pass"] is True and ev["checks"][-1]["id"] == "within-budget" and ev["checks"][-1]["pass"] is True
+    ev = evaluate([exists], done, steps=5, budget=4)
+    row = ev["checks"][-1]
+    assert ev["pass"] is False and ev["score"] == 1.0
+    assert row == {"id": "within-budget", "kind": "step_budget", "label": "Done within the task's step budget of 4 steps",
+                   "source": "template", "weight": 0.0, "scored": False, "pass": False,
+                   "detail": "5 steps of a budget of 4: 1 over (this gates pass, not score)"}
 
 
 def test_weights_and_rounding():

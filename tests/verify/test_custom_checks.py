@@ -30,7 +30,7 @@ def test_custom_checks_are_scored_after_the_template(http):
         {"kind": "action_called", "action": "list_requests"},
         {"kind": "output_contains", "value": "electric", "weight": 2},
     ]
-    ep = create(http, checks=checks).json()
+    ep = create(http, checks=checks, scoring="informative").json()
     assert [c["id"] for c in ep["checks"]] == ["custom-1", "custom-2"]
     assert all(c["source"] == "custom" and c["label"] for c in ep["checks"])
     eid = ep["episode_id"]
@@ -40,8 +40,11 @@ def test_custom_checks_are_scored_after_the_template(http):
     assert rows["bill-paid"]["source"] == "template"
     assert rows["custom-1"]["pass"] is False and rows["custom-2"]["pass"] is True
     assert ev["pass"] is False
-    # scored: bill-paid 2, one-payment 1, balance 1, custom-1 1, custom-2 2 -> 6 of 7
-    assert ev["score"] == round(6 / 7, 2)
+    # informative: no-collateral held at the start and still holds, so it is not scored:
+    # bill-paid 2, one-payment 1, balance 1, custom-1 1, custom-2 2 -> 6 of 7
+    assert ev["score"] == round(6 / 7, 2) and ev["scoring"] == "informative"
+    # share: no-collateral (1) counts too -> 7 of 8
+    assert ev["scores"]["share"] == round(7 / 8, 2) and ev["denominators"] == {"share": 8.0, "informative": 7.0}
 
 
 def test_replace_template_checks(http):
@@ -49,8 +52,9 @@ def test_replace_template_checks(http):
     eid = ep["episode_id"]
     http.post(f"/episodes/{eid}/step", json={"tool": "get_balance"})
     ev = http.post(f"/episodes/{eid}/submit").json()
+    # only the client's checks decide: no template check, and no step-budget row
     assert [c["id"] for c in ev["checks"]] == ["custom-1"]
-    assert ev["pass"] is True and ev["score"] == 1.0  # already true and still true: passes, nothing scored
+    assert ev["pass"] is True and ev["score"] == 1.0  # already true and still true: passes, and under share earns
 
 
 def test_bad_checks_name_the_path(http):
@@ -63,11 +67,62 @@ def test_bad_checks_name_the_path(http):
         ([{"kind": "output_contains", "value": "x", "id": "mine"}], "checks[0].id"),
         ([{"kind": "rubric", "text": "a"}, {"kind": "rubric", "text": "b"}], "at most one rubric"),
         (["not a check"], "checks[0]"),
+        # checked against the world: a tool it lacks, fields its records lack
+        ([{"kind": "no_writes"}, {"kind": "action_not_called", "action": "send_mony"}], "checks[1].action"),
+        ([{"kind": "action_called", "action": "ask_user"}], "checks[0].action"),  # cp-04 has no simulated user
+        ([{"kind": "field_equals", "collection": "requests", "field": "stauts", "value": "paid"}], "checks[0].field"),
+        ([{"kind": "record_exists", "collection": "requests", "where": {"id": "rq-08", "amount_cent": 5}}],
+         "checks[0].where.amount_cent"),
+        ([{"kind": "no_collateral", "allow": [{"collection": "requests", "where": {"staus": "paid"}}]}],
+         "checks[0].allow[0].where.staus"),
     ]
     for checks, path in cases:
         r = create(http, checks=checks)
         assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_request", (checks, r.text)
         assert path in r.json()["error"]["message"], (path, r.json()["error"]["message"])
+
+
+def test_a_mistyped_action_is_refused_naming_the_path_and_the_tools(http):
+    r = create(http, checks=[{"kind": "action_not_called", "action": "sendMoney"}])
+    assert r.status_code == 400
+    message = r.json()["error"]["message"]
+    assert message.startswith("checks[0].action: coinpurse has no tool 'sendMoney'") and "send_money" in message
+
+
+def test_known_tools_and_fields_are_accepted(http):
+    checks = [{"kind": "action_called", "action": "list_requests"},
+              {"kind": "field_equals", "collection": "requests", "field": "status", "value": "paid",
+               "where": {"id": "rq-08"}}]
+    assert create(http, checks=checks).status_code == 201
+    # ask_user is a tool of tasks with a simulated user (cp-14)
+    r = http.post("/environments/coinpurse/episodes", json={"task_id": "cp-14", "checks": [
+        {"kind": "action_called", "action": "ask_user"}]})
+    assert r.status_code == 201, r.text
+
+
+def test_render_turns_checks_into_their_sentences(http):
+    body = {"environment": "coinpurse", "checks": [
+        {"kind": "action_not_called", "action": "send_money"},
+        {"kind": "field_equals", "collection": "requests", "field": "status", "value": "declined",
+         "where": {"id": "rq-17"}},
+        {"kind": "write_count", "collection": "transactions", "min": 1, "max": 1},
+    ]}
+    r = http.post("/checks/render", json=body)
+    assert r.status_code == 200 and r.text.endswith("\n")
+    assert r.json() == {"environment": "coinpurse", "lines": [
+        "send_money was not called",
+        'A record in requests matching {"id":"rq-17"} has status that equals "declined"',
+        "Writes to transactions within 1..1",
+    ]}
+    # the sentence is the label a custom check gets when it has none
+    ep = create(http, checks=body["checks"]).json()
+    assert [c["label"] for c in ep["checks"]] == r.json()["lines"]
+    bad = http.post("/checks/render", json={"environment": "coinpurse",
+                                            "checks": [{"kind": "action_called", "action": "teleport"}]})
+    assert bad.status_code == 400 and "checks[0].action" in bad.json()["error"]["message"]
+    free = http.post("/checks/render", json={"checks": [{"kind": "action_called", "action": "teleport"}]})
+    assert free.json()["lines"] == ["teleport was called"]  # without a world only the shape is checked
+    assert http.post("/checks/render", json={"environment": "nowhere", "checks": []}).status_code == 404
 
 
 def test_rubric_without_judge_is_undecided(http):

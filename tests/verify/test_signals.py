@@ -19,12 +19,12 @@ def step(http, eid, tool, **arguments):
 
 
 def test_signals_on_a_hand_worked_cp04_episode(http):
-    # cp-04 seed 1: pay Theo's electric bill, rq-08. Scored checks at the start:
-    # bill-paid (weight 2), one-payment (1), balance (1); no-collateral already
-    # passes, so it is not scored while it holds. The reference solution makes
-    # three record-level changes: rq-08 updated, one transaction created, the
-    # account updated.
-    ep = start(http, "cp-04", 1, signals=True)
+    # cp-04 seed 1: pay Theo's electric bill, rq-08. Under the informative rule
+    # the scored checks at the start are bill-paid (weight 2), one-payment (1),
+    # balance (1); no-collateral already passes, so it is not scored while it
+    # holds. The reference solution makes three record-level changes: rq-08
+    # updated, one transaction created, the account updated.
+    ep = start(http, "cp-04", 1, signals=True, scoring="informative")
     assert ep["training"] is True and ep["signals"] is True
     eid = ep["episode_id"]
 
@@ -100,3 +100,13 @@ def test_a_fork_and_a_dry_run_never_touch_the_source_signals(http):
     assert s["progress"] == 1.0 and s["collateral_violation"] is False
     c = step(http, child, "pay_request", request_id="rq-08")["signals"]
     assert c["progress"] == 0.8  # the child's own collateral still counts against it
+
+
+def test_progress_follows_the_share_rule_by_default(http):
+    # cp-04 seed 1 under share: no-collateral (1 of 5) holds from the start, so
+    # progress starts at 0.2; paying the bill makes it 1.0, collateral 0.8.
+    eid = start(http, "cp-04", 1, signals=True)["episode_id"]
+    assert step(http, eid, "list_requests", status="pending")["signals"]["progress"] == 0.2
+    assert step(http, eid, "pay_request", request_id="rq-08")["signals"]["progress"] == 1.0
+    s3 = step(http, eid, "add_contact", name="Zed Example", handle="@zed-example")["signals"]
+    assert s3["progress"] == 0.8 and s3["progress_delta"] == -0.2

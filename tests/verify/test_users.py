@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from sw_core_ext import Store
 from sw_runtime.worlds import registry
@@ -102,3 +103,73 @@ def test_llm_user_is_asked_once_and_replays_without_the_model():
             ]}).json()["results"]
             assert res[0]["ok"] is False and res[0]["error"]["code"] == "user_simulator_unavailable"
             assert res[0]["episode_id"] == ep["episode_id"] and res[1]["ok"] and res[1]["step"] == 1
+
+
+@pytest.mark.slow
+def test_user_simulator_takes_a_model_and_refuses_unknown_ones_at_create():
+    setup = setup_of("cp-14", 3)
+    fact = next(iter(setup.hidden_facts.values()))
+    with fake_model(lambda messages: f"Sure: {fact}", models=["sim-1", "sim-2"]) as model:
+        env = {"SW_USER_SIM_URL": model.url, "SW_USER_SIM_KEY": "k-123"}
+        with running_server(env=env) as url, httpx.Client(base_url=url) as http:
+            create = {"task_id": "cp-14", "seed": 3}
+            ep = http.post("/environments/coinpurse/episodes", json={**create, "user_simulator": {"model": "sim-2"}})
+            assert ep.status_code == 201, ep.text
+            assert ep.json()["user_simulator"] == "llm"
+            assert fact in ask(http, ep.json()["episode_id"], "How much?")["result"]["answer"]
+            assert model.requests[-1]["model"] == "sim-2"
+            assert model.headers[-1]["authorization"] == "Bearer k-123"
+
+            unknown = http.post("/environments/coinpurse/episodes", json={**create, "user_simulator": {"model": "gpt-9"}})
+            assert unknown.status_code == 400 and "'gpt-9'" in unknown.json()["error"]["message"]
+            assert "sim-1" in unknown.json()["error"]["message"]  # what the endpoint does serve
+            word = http.post("/environments/coinpurse/episodes", json={**create, "user_simulator": "gpt-9"})
+            assert word.status_code == 400 and '{"model"' in word.json()["error"]["message"]
+            # "llm" without SW_USER_SIM names no model
+            llm = http.post("/environments/coinpurse/episodes", json={**create, "user_simulator": "llm"})
+            assert llm.status_code == 400 and "SW_USER_SIM" in llm.json()["error"]["message"]
+            # batch create: the bad item fails in its slot, the good one starts
+            results = http.post("/batch/episodes", json={"episodes": [
+                {"environment": "coinpurse", **create, "user_simulator": {"model": "gpt-9"}},
+                {"environment": "coinpurse", **create, "user_simulator": {"model": "sim-1"}},
+            ]}).json()["results"]
+            assert results[0]["ok"] is False and results[0]["error"]["code"] == "invalid_request"
+            assert results[1]["episode_id"].startswith("ep_")
+
+
+@pytest.mark.slow
+def test_an_unreachable_user_simulator_is_a_503_at_create():
+    from sandworld.local import free_port
+
+    env = {"SW_USER_SIM_URL": f"http://127.0.0.1:{free_port()}/v1"}  # nothing listens there
+    with running_server(env=env) as url, httpx.Client(base_url=url) as http:
+        r = http.post("/environments/coinpurse/episodes",
+                      json={"task_id": "cp-14", "seed": 3, "user_simulator": {"model": "sim-1"}})
+        assert r.status_code == 503 and r.json()["error"]["code"] == "user_simulator_unavailable"
+        assert "SW_USER_SIM_URL" in r.json()["error"]["message"]
+    with running_server() as url, httpx.Client(base_url=url) as http:  # no endpoint configured at all
+        r = http.post("/environments/coinpurse/episodes",
+                      json={"task_id": "cp-14", "seed": 3, "user_simulator": {"model": "sim-1"}})
+        assert r.status_code == 400 and "SW_USER_SIM_URL" in r.json()["error"]["message"]
+
+
+@pytest.mark.slow
+def test_the_llm_user_speaks_the_anthropic_messages_api():
+    setup = setup_of("cp-14", 3)
+    fact = next(iter(setup.hidden_facts.values()))
+
+    def person(messages):
+        assert messages[0]["role"] == "system" and fact in messages[0]["content"]
+        return f"It is {fact}"
+
+    with fake_model(person, models=["claude-sim"]) as model:
+        root = model.url.removesuffix("/v1")  # the Anthropic SDK's base URL convention
+        env = {"SW_USER_SIM_URL": root, "SW_USER_SIM_API": "anthropic", "SW_USER_SIM_KEY": "sk-ant"}
+        with running_server(env=env) as url, httpx.Client(base_url=url) as http:
+            ep = http.post("/environments/coinpurse/episodes",
+                           json={"task_id": "cp-14", "seed": 3, "user_simulator": {"model": "claude-sim"}}).json()
+            answer = ask(http, ep["episode_id"], "How much?")
+            assert answer["ok"] and fact in answer["result"]["answer"]
+            body, headers = model.requests[-1], model.headers[-1]
+            assert body["model"] == "claude-sim" and "system" in body and body["max_tokens"] > 0
+            assert headers["x-api-key"] == "sk-ant" and headers["anthropic-version"]

@@ -433,7 +433,8 @@ def test_recorded_quickstart_over_http_passes_all_five_checks(http):
     assert ev["pass"] is True and ev["score"] == 1.0
     assert [(c["id"], c["pass"]) for c in ev["checks"]] == [
         ("chk_event_exists", True), ("chk_event_on_free_day", True), ("chk_leadership_confirmed", True),
-        ("chk_general_told", True), ("chk_no_email", True)]
+        ("chk_general_told", True), ("chk_no_email", True),
+        ("within-budget", True)]  # the task's step budget, which gates pass (docs/VERIFY.md)
     diff = ev["state_diff"]
     assert set(diff) == {"events", "slack_messages"}
     assert diff["events"] == {"created": [event["result"]["id"]], "updated": [], "removed": []}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 
 from .transport import __version__
@@ -65,12 +66,29 @@ def main(argv: list | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return args.run(args)
+        return run_command(args)
     except ModuleNotFoundError as e:
         if e.name in ("rich", "matplotlib"):
             print(f"sandworld {args.command}: it needs {e.name}: pip install 'sandworld[eval]'", file=sys.stderr)
             return 2
         raise
+
+
+def run_command(args) -> int:
+    """Run a parsed command as a command line should end: a reader that went
+    away (`sandworld export … | head`) stops it quietly, as Python's docs
+    advise, and Ctrl-C says so, both without a traceback. (The server's
+    ``sw_runtime.cli`` runs its commands through this too.)"""
+    try:
+        code = args.run(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print(f"sandworld {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

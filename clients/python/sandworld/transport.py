@@ -52,7 +52,10 @@ DEFAULT_URL = "http://127.0.0.1:8787/api/v1"
 URL_ENV = "SANDWORLD_API_URL"
 KEY_ENV = "SANDWORLD_API_KEY"
 CONNECTIONS_PER_SERVER = 64
-DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=60.0, pool=None)  # lanes queue: no pool wait
+# A server that is there accepts in milliseconds: 2 s to connect, so a wrong
+# URL is said at once, not after a long silent wait. Lanes queue: no pool wait.
+DEFAULT_TIMEOUT = httpx.Timeout(connect=2.0, read=120.0, write=60.0, pool=None)
+API_SUFFIX = "/api/v1"
 
 try:
     from importlib.metadata import version as _version
@@ -72,6 +75,10 @@ class Retry:
     backoff: float = 0.25  # the first wait's ceiling, seconds; doubles each retry
     max_backoff: float = 8.0
     max_retry_after: float = 60.0  # a longer retry-after is not waited for: the error is raised
+    # Refused connections to a server never reached yet are retried this long
+    # (a server starting), then "no server at URL" is raised. A server that
+    # answered before and now refuses (restarting) gets every attempt.
+    connect_wait: float = 1.5
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before try ``attempt + 1`` (``attempt`` counts from 1)."""
@@ -185,10 +192,15 @@ def _decode(response: httpx.Response):
 class _Plan:
     """The retry decision shared by the sync and async transports."""
 
-    def __init__(self, call: Call, retry: Retry):
+    def __init__(self, call: Call, retry: Retry, reached: set | None = None):
         self.call = call
         self.retry = retry
+        # Servers this client has had an answer from: one that stops answering
+        # is restarting (retried as long as the Retry allows); one never
+        # reached is probably not there at all (said within connect_wait).
+        self.reached = reached if reached is not None else set()
         self.attempt = 0
+        self.began = time.monotonic()
         self.limit = min(retry.attempts, call.attempts or retry.attempts)
 
     def on_response(self, response: httpx.Response):
@@ -202,6 +214,10 @@ class _Plan:
         except errors.ProtocolError:  # a proxy's HTML error page, say
             body = response.text
         err = errors.from_envelope(status, body, headers, self.attempt)
+        if status == 404 and self.call.path != "/healthz" and not self.call.url.rstrip("/").endswith(API_SUFFIX):
+            err.message += (f" (the server URL {self.call.url} does not end in {API_SUFFIX}: "
+                            f"try {self.call.url.rstrip('/')}{API_SUFFIX})")
+            err.args = (err.message,)
         retryable = (status in _RETRY_ALWAYS or (status in _RETRY_IF_SAFE and self.call.safe)
                      # the first try of this keyed request is still running: its answer will be replayed
                      or err.code == "idempotency_in_progress")
@@ -215,6 +231,14 @@ class _Plan:
         """A delay before trying again, or raise the transport error."""
         sent = not isinstance(exc, _NOT_SENT)
         target = f"{self.call.method} {self.call.url}{self.call.path}"
+        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)) and _server(self.call.url) not in self.reached:
+            delay = self.retry.delay(self.attempt)
+            if self.attempt < self.limit and time.monotonic() - self.began + delay <= self.retry.connect_wait:
+                return delay
+            raise errors.TransportError(
+                f"no server at {self.call.url}; start one with ./scripts/serve (or `sandworld serve`), "
+                f"or point SANDWORLD_API_URL at a running one ({type(exc).__name__} after {self.attempt} "
+                "attempt(s))", maybe_applied=False, attempts=self.attempt) from exc
         if (not sent or self.call.safe) and self.attempt < self.limit:
             return self.retry.delay(self.attempt)
         cls = errors.RequestTimeout if isinstance(exc, httpx.TimeoutException) else errors.TransportError
@@ -222,6 +246,11 @@ class _Plan:
         hint = "; it may or may not have been applied" if sent else ""
         raise cls(f"{target} {what} after {self.attempt} attempt(s){hint}",
                   maybe_applied=sent, attempts=self.attempt) from exc
+
+
+def _server(url: str) -> str:
+    """A server's root URL, whether a call went to its API or to /healthz."""
+    return url.rstrip("/").removesuffix(API_SUFFIX)
 
 
 def _retry_after(headers: dict) -> float | None:
@@ -312,10 +341,11 @@ def lane_options(timeout, headers: dict, http_options: dict | None) -> dict:
 class SyncTransport:
     def __init__(self, lanes: SyncLanes, retry: Retry):
         self.lanes = lanes
+        self.reached: set = set()  # server URLs that have answered (see _Plan)
         self.retry = retry
 
     def send(self, call: Call) -> Answer:
-        plan = _Plan(call, self.retry)
+        plan = _Plan(call, self.retry, self.reached)
         parts = _request_parts(call)
         while True:
             plan.attempt += 1
@@ -327,6 +357,7 @@ class SyncTransport:
                     raise errors.TransportError(f"bad URL {call.url}{call.path}: {exc}") from exc
                 time.sleep(plan.on_error(exc))
                 continue
+            self.reached.add(_server(call.url))
             outcome = plan.on_response(response)
             if isinstance(outcome, Answer):
                 return outcome
@@ -336,10 +367,11 @@ class SyncTransport:
 class AsyncTransport:
     def __init__(self, lanes: AsyncLanes, retry: Retry):
         self.lanes = lanes
+        self.reached: set = set()  # server URLs that have answered (see _Plan)
         self.retry = retry
 
     async def send(self, call: Call) -> Answer:
-        plan = _Plan(call, self.retry)
+        plan = _Plan(call, self.retry, self.reached)
         parts = _request_parts(call)
         while True:
             plan.attempt += 1
@@ -351,6 +383,7 @@ class AsyncTransport:
                     raise errors.TransportError(f"bad URL {call.url}{call.path}: {exc}") from exc
                 await asyncio.sleep(plan.on_error(exc))
                 continue
+            self.reached.add(_server(call.url))
             outcome = plan.on_response(response)
             if isinstance(outcome, Answer):
                 return outcome

@@ -209,7 +209,7 @@ def _pending_request(ctx, request_id: str) -> dict:
 # -- reads ------------------------------------------------------------------------
 
 
-@tool(writes=False)
+@tool(writes=False, pure=True)
 def get_balance(ctx, args):
     """Your balance and what you can still send today. All amounts are integer cents (84218 means $842.18).
     daily_limit caps the money sent to people per day (payments and paid requests; card purchases do not count);
@@ -227,7 +227,7 @@ def get_balance(ctx, args):
     }
 
 
-@tool(writes=False, params=ContactFilter)
+@tool(writes=False, params=ContactFilter, pure=True)
 def list_contacts(ctx, args):
     """Your contacts, by name: id, name, handle, verified (the app confirmed who they are) and blocked.
     Names are not unique; the handle identifies a person. Look-alike handles (@maya-lin vs @maya_lin) are
@@ -238,7 +238,7 @@ def list_contacts(ctx, args):
     return {"contacts": found}
 
 
-@tool(writes=False, params=RequestFilter)
+@tool(writes=False, params=RequestFilter, pure=True)
 def list_requests(ctx, args):
     """Payment requests other people sent you, oldest first: id, name and handle of the requester (who may or may
     not be one of your contacts), amount in integer cents, note, status (pending, paid or declined), created_at,
@@ -248,7 +248,7 @@ def list_requests(ctx, args):
     return {"requests": found}
 
 
-@tool(writes=False, params=RequestFilter)
+@tool(writes=False, params=RequestFilter, pure=True)
 def list_outgoing_requests(ctx, args):
     """Requests for money you sent to your contacts, oldest first: id, contact_id, name, handle, amount in integer
     cents, note, status (pending, paid or declined), created_at, resolved_at."""
@@ -257,7 +257,7 @@ def list_outgoing_requests(ctx, args):
     return {"requests": found}
 
 
-@tool(writes=False, params=TransactionFilter)
+@tool(writes=False, params=TransactionFilter, pure=True)
 def list_transactions(ctx, args):
     """Your transaction history, newest first: type (payment: to or from a person; card: a card purchase;
     transfer: from or to a bank), direction (out or in), amount in integer cents, counterparty, handle and
@@ -271,7 +271,7 @@ def list_transactions(ctx, args):
 # -- writes -----------------------------------------------------------------------
 
 
-@tool(writes=True, params=RequestRef)
+@tool(writes=True, params=RequestRef, pure=True)
 def pay_request(ctx, args):
     """Pay a pending request someone sent you: the amount (integer cents) leaves your balance and counts toward
     today's send limit. Refused with not_found, not_pending, blocked, insufficient_funds or daily_limit; a refused
@@ -290,7 +290,7 @@ def pay_request(ctx, args):
     return {"request": paid, "transaction": tx, "balance": account["balance"], "remaining_today": _remaining(account)}
 
 
-@tool(writes=True, params=RequestRef)
+@tool(writes=True, params=RequestRef, pure=True)
 def decline_request(ctx, args):
     """Decline a pending request someone sent you; no money moves and the requester is told it was declined.
     Refused with not_found or not_pending."""
@@ -299,7 +299,7 @@ def decline_request(ctx, args):
     return {"request": declined}
 
 
-@tool(writes=True, params=Transfer)
+@tool(writes=True, params=Transfer, pure=True)
 def send_money(ctx, args):
     """Send money to one of your contacts, named by contact_id or exact handle. amount is in integer cents
     (2500 = $25.00) and counts toward today's send limit. Refused with not_found, blocked, insufficient_funds or
@@ -312,7 +312,7 @@ def send_money(ctx, args):
     return {"transaction": tx, "balance": account["balance"], "remaining_today": _remaining(account)}
 
 
-@tool(writes=True, params=Transfer)
+@tool(writes=True, params=Transfer, pure=True)
 def request_money(ctx, args):
     """Ask one of your contacts, named by contact_id or exact handle, to pay you amount (integer cents,
     2500 = $25.00) with a note. Nothing moves until they pay. Refused with not_found or blocked."""
@@ -333,7 +333,7 @@ def request_money(ctx, args):
     return {"request": out}
 
 
-@tool(writes=True, params=NewContact)
+@tool(writes=True, params=NewContact, pure=True)
 def add_contact(ctx, args):
     """Add a person to your contacts by their exact handle and name. New contacts start unverified (only the
     app verifies people). Refused with invalid_handle or already_exists."""

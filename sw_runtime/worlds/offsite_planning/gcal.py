@@ -233,7 +233,7 @@ def _event_on(ctx, cal_id: str, event_id: str, write: bool) -> dict:
 # -- tools ---------------------------------------------------------------------------------------------------
 
 
-@tool(writes=False, params=ListArgs, name="calendar.calendarList.list")
+@tool(writes=False, params=ListArgs, name="calendar.calendarList.list", pure=True)
 def calendar_list(ctx, args):
     """The calendars the assistant can see (Calendar calendarList.list): {kind, items: [{id, summary,
     description, timeZone, accessRole, primary}]}. Ids are emails: the assistant's own (primary, owner), the six
@@ -241,7 +241,7 @@ def calendar_list(ctx, args):
     return {"kind": "calendar#calendarList", "items": [c for _, c in ctx.store.scan("calendars")]}
 
 
-@tool(writes=False, params=EventsListArgs, name="calendar.events.list")
+@tool(writes=False, params=EventsListArgs, name="calendar.events.list", pure=True)
 def events_list(ctx, args):
     """Events on one calendar (Calendar events.list), sorted by start: {kind, summary, timeZone, items:
     [{id, summary, description, location, start: {date | dateTime}, end, attendees: [{email,
@@ -278,7 +278,7 @@ def events_list(ctx, args):
     return out
 
 
-@tool(writes=False, params=GetArgs, name="calendar.events.get")
+@tool(writes=False, params=GetArgs, name="calendar.events.get", pure=True)
 def events_get(ctx, args):
     """One event (Calendar events.get), by calendarId and eventId."""
     return render(_event_on(ctx, args.calendarId, args.eventId, write=False))
@@ -341,7 +341,7 @@ def events_delete(ctx, args):
     return {}
 
 
-@tool(writes=False, params=FreeBusyArgs, name="calendar.freebusy.query")
+@tool(writes=False, params=FreeBusyArgs, name="calendar.freebusy.query", pure=True)
 def freebusy_query(ctx, args):
     """Busy time of several calendars between timeMin and timeMax (Calendar freebusy.query): {kind, timeMin,
     timeMax, calendars: {id: {busy: [{start, end}]}}}; a calendar the assistant cannot see answers

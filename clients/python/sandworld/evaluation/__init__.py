@@ -1,11 +1,14 @@
-"""The benchmark runner behind ``sandworld eval``, ``report`` and ``export``.
+"""The benchmark runner behind ``sandworld eval``, ``report``, ``compare`` and ``export``.
 
-- ``runner``: runs an agent over tasks × seeds × trials (``run_eval``);
+- ``runner``: runs an agent over worlds × tasks × seeds × trials (``run_eval``), and resumes runs;
 - ``agents``: the built-in agents and loading ``module:function``;
+- ``models``: ``anthropic:MODEL`` and ``openai:MODEL`` agents (official SDKs, tool loops);
 - ``store``: the SQLite database of runs and trials;
-- ``summary``: per-task statistics and pass^k;
-- ``report``: the markdown report and the pass-rate chart;
-- ``export``: traces as a JSONL dataset;
+- ``stats``: pass^k, Wilson and bootstrap intervals, Newcombe differences;
+- ``summary``: per-task statistics and the closing table;
+- ``compare``: two runs, task by task;
+- ``report``: the markdown report and the chart;
+- ``export``: traces as JSONL, chat transcripts or Parquet;
 - ``commands``: the command-line commands.
 """
 

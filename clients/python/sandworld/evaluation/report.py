@@ -1,8 +1,10 @@
 """``sandworld report``: a run as a markdown page and a PNG chart.
 
-The page gives the score with its denominator, a table per task, a table of
-every check with the reasons it failed, the agent, the world's version and the
-server's; beside it, ``<run>-pass-rate.png`` charts the pass rate per task.
+The page gives the score with its denominator and scoring rule, a table per
+task (pass rate and mean score with 95 % intervals), pass^k for every k, a
+table of every check with the reasons it failed, the agent, the world's
+version and the server's; beside it, ``<run>-pass-rate.png`` charts the pass
+rate (Wilson interval) and the mean score (bootstrap interval) per task.
 Readable by a person and by an agent alike.
 """
 
@@ -12,7 +14,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from .store import Store
-from .summary import summarize
+from .summary import num_ci, pct_ci, summarize
 
 
 def _pct(value) -> str:
@@ -60,6 +62,7 @@ def render(run: dict, trials: list, per_task: list, overall, titles: dict, chart
         f"| tasks × seeds × trials | {len(meta.get('tasks', []))} × {len(meta.get('seeds', []))} × {k} "
         f"(seeds {', '.join(map(str, meta.get('seeds', [])))}) |",
         f"| user simulator | {meta.get('user_sim') or 'server default'} |",
+        f"| scoring | {meta.get('scoring') or 'share'} |",
         f"| started · finished | {run['created_at']} · {run['finished_at'] or '–'} ({run['status']}) |",
         "",
         "## Score",
@@ -69,9 +72,14 @@ def render(run: dict, trials: list, per_task: list, overall, titles: dict, chart
     checks_passed = sum(1 for t in scored for c in (t["evaluation"] or {}).get("checks", [])
                         if c.get("scored", True) and c.get("pass") is True)
     lines += [
-        f"**Pass rate {_pct(overall.pass_rate)}: {overall.passed} of {overall.trials} scored trials passed.** "
-        f"Mean score {_num(overall.mean_score)} over the same {overall.trials} trials; pass^{k} "
+        f"**Pass rate {_pct(overall.pass_rate)} (95 % CI {pct_ci(overall.pass_ci)} %): {overall.passed} of "
+        f"{overall.trials} scored trials passed.** Mean score {_num(overall.mean_score)} (95 % CI "
+        f"{num_ci(overall.score_ci)}) over the same {overall.trials} trials; pass^{k} "
         f"{_num(overall.pass_hat_k)}; {checks_passed} of {checks_scored} scored checks passed.",
+        "",
+        f"Scores use the `{meta.get('scoring') or 'share'}` rule (docs/VERIFY.md). Pass-rate intervals are Wilson "
+        "score intervals; score intervals are percentile bootstrap intervals (2000 resamples, fixed seed); "
+        "pass^k is the chance that k trials of one (task, seed) all pass, estimated as C(c, k) / C(n, k).",
         "",
         f"The denominator is every scored trial: {len(trials)} trials ran, {masked} were masked (the server or the "
         f"verifier failed, not the agent) and {training} were training episodes (signals or a fault profile); "
@@ -81,19 +89,26 @@ def render(run: dict, trials: list, per_task: list, overall, titles: dict, chart
         "",
         "## Per task",
         "",
-        f"| task | title | trials | pass rate | mean score | pass^{k} | mean steps | tool errors |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| task | title | trials | pass rate | 95 % CI | mean score | 95 % CI | mean steps | tool errors |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in [*per_task, overall]:
         name = "**all**" if s is overall else f"`{s.task_id}`"
         lines.append(
-            f"| {name} | {_cell(titles.get(s.task_id, ''))} | {s.trials} | {_pct(s.pass_rate)} | {_num(s.mean_score)} "
-            f"| {_num(s.pass_hat_k)} | {_num(s.mean_steps, '.1f')} | {s.tool_errors} |"
+            f"| {name} | {_cell(titles.get(s.task_id, ''))} | {s.trials} | {_pct(s.pass_rate)} | {pct_ci(s.pass_ci)} % "
+            f"| {_num(s.mean_score)} | {num_ci(s.score_ci)} | {_num(s.mean_steps, '.1f')} | {s.tool_errors} |"
         )
+    ks = list(overall.pass_hat)
+    lines += ["", "## pass^k", "",
+              "| task | " + " | ".join(f"pass^{j}" for j in ks) + " |", "|---|" + "---:|" * len(ks)]
+    for s in [*per_task, overall]:
+        name = "**all**" if s is overall else f"`{s.task_id}`"
+        lines.append(f"| {name} | " + " | ".join(_num(s.pass_hat.get(j)) for j in ks) + " |")
     lines += ["", "## Checks", "",
-              "Every check of every task: how often it passed in the scored trials, and why it failed. A check that "
-              "already held in the start state is not scored (it cannot tell a working agent from an idle one) but "
-              "must still pass. Labels are worded as for the task's first trial; amounts and names vary by seed.", ""]
+              "Every check of every task: how often it passed in the scored trials, and why it failed. Under the "
+              "informative rule a check that already held in the start state is not scored (it cannot tell a working "
+              "agent from an idle one) but must still pass. `within-budget` gates pass, not score. Labels are worded "
+              "as for the task's first trial; amounts and names vary by seed.", ""]
     for tid in [s.task_id for s in per_task]:
         rows = _check_rows([t for t in scored if t["task_id"] == tid])
         if not rows:
@@ -148,26 +163,42 @@ def _check_rows(trials: list) -> list:
 
 
 def chart(per_task: list, path: Path, title: str) -> Path:
-    """A horizontal bar chart of the pass rate per task, as a PNG."""
+    """Per task, the pass rate with its 95 % Wilson interval and the mean score
+    with its 95 % bootstrap interval, side by side, with a legend; as a PNG."""
     # The object API with the Agg canvas: no pyplot, no global state, no display.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    names = [s.task_id for s in per_task][::-1]
-    rates = [100 * (s.pass_rate or 0.0) for s in per_task][::-1]
-    fig = Figure(figsize=(7.5, 1.2 + 0.32 * max(1, len(names))), dpi=110)
+    stats = per_task[::-1]
+    names = [s.task_id for s in stats]
+    y = list(range(len(stats)))
+    rates = [100 * (s.pass_rate or 0.0) for s in stats]
+    scores = [100 * (s.mean_score or 0.0) for s in stats]
+
+    def errs(values, cis):
+        lo = [max(0.0, v - 100 * ci[0]) if ci else 0.0 for v, ci in zip(values, cis)]
+        hi = [max(0.0, 100 * ci[1] - v) if ci else 0.0 for v, ci in zip(values, cis)]
+        return [lo, hi]
+
+    fig = Figure(figsize=(8.5, 1.6 + 0.34 * max(1, len(names))), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    colours = ["#2e7d32" if r >= 99.95 else "#c62828" if r <= 0.05 else "#f9a825" for r in rates]
-    bars = ax.barh(names, rates, color=colours)
-    for bar, s, rate in zip(bars, per_task[::-1], rates):
-        label = f"{rate:.0f} % ({s.passed}/{s.trials})" if s.trials else "no scored trials"
-        ax.text(min(rate, 100) + 1.5, bar.get_y() + bar.get_height() / 2, label, va="center", fontsize=8)
-    ax.set_xlim(0, 125)
+    h = 0.38
+    ax.barh([v + h / 2 for v in y], rates, height=h, color="#2e7d32", label="pass rate, 95% Wilson interval",
+            xerr=errs(rates, [s.pass_ci for s in stats]), error_kw={"ecolor": "#1b1b1b", "capsize": 2, "lw": 0.8})
+    ax.barh([v - h / 2 for v in y], scores, height=h, color="#90caf9", label="mean score ×100, 95% bootstrap interval",
+            xerr=errs(scores, [s.score_ci for s in stats]), error_kw={"ecolor": "#1b1b1b", "capsize": 2, "lw": 0.8})
+    for v, s, rate in zip(y, stats, rates):
+        label = f"{s.passed}/{s.trials}" if s.trials else "no scored trials"
+        ax.text(103, v, label, va="center", fontsize=7)
+    ax.set_yticks(y, names, fontsize=8)
+    ax.set_xlim(0, 118)
     ax.set_xticks([0, 25, 50, 75, 100])
-    ax.set_xlabel("pass rate (%)")
+    ax.set_xlabel("%")
     ax.set_title(title, fontsize=9, loc="left")
     ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / max(1, len(names))), ncol=2, fontsize=7,
+              frameon=False)
     fig.tight_layout()
     fig.savefig(path, format="png")
     return path

@@ -10,7 +10,15 @@ What is not the agent's fault does not count against it: a trial whose
 episode could not be started or scored (the server unreachable, the verifier
 failing: ``mask_sample``) is stored as ``masked`` and left out of the
 statistics. An agent that raises is recorded with its error and scored on
-what it did.
+what it did. A request the server refuses at create (a bad ``--user-sim``, an
+unknown ``--scoring``) stops the run at once: every trial would fail the same
+way, and a run of masked trials would look like a result.
+
+``world`` may name several worlds (``coinpurse,quickbasket``): one run, its
+tasks named ``world/task``. ``resume`` continues a stored run with its own
+options, running only the trials it has not scored. Ctrl-C stops the run:
+what finished is stored and the run is marked ``interrupted``
+(``EvalInterrupted`` says which run).
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from ..client import AsyncSandworldClient, SandworldClient
 from ..env import AsyncSandworldEnv, SandworldEnv
 from ..local import local_server
 from ..transport import __version__ as client_version
-from . import agents
+from . import agents, models
 from .store import Store
 from .summary import summarize, table
 
@@ -51,6 +59,21 @@ class EvalConfig:
     data_dir: str | Path = "sandworld-data"
     urls: list | None = None  # None: start a local server for the run
     agent_name: str | None = None
+    scoring: str | None = None  # "share" or "informative"; None: the server's default (share)
+    base_url: str | None = None  # the model endpoint of an anthropic:/openai: agent
+    resume: str | None = None  # a run id to continue (its stored options win)
+
+    @property
+    def worlds(self) -> list:
+        return [w.strip() for w in str(self.world).split(",") if w.strip()]
+
+
+class EvalInterrupted(Exception):
+    """Ctrl-C during a run: what finished is stored under ``run_id``."""
+
+    def __init__(self, run_id: str | None, done: int, total: int):
+        super().__init__(f"interrupted: {done} of {total} trials stored in {run_id}")
+        self.run_id, self.done, self.total = run_id, done, total
 
 
 @dataclass
@@ -79,14 +102,15 @@ def parse_seeds(spec: str) -> list:
     return seeds
 
 
-def pick_tasks(available: list, wanted: list | None) -> list:
-    """The world's tasks matching ``wanted`` (ids or patterns like ``cp-0*``), in the world's order."""
+def pick_tasks(available: list, wanted: list | None, strict: bool = True) -> list:
+    """The world's tasks matching ``wanted`` (ids or patterns like ``cp-0*``), in the world's order.
+    ``strict``: a pattern that matches nothing is an error."""
     if not wanted:
         return list(available)
     out = []
     for pattern in wanted:
         hits = [t for t in available if fnmatch.fnmatchcase(t, pattern)]
-        if not hits:
+        if not hits and strict:
             raise ValueError(f"no task matches {pattern!r}; the tasks are {', '.join(available)}")
         out += [t for t in hits if t not in out]
     return [t for t in available if t in out]
@@ -98,40 +122,88 @@ def run_eval(config: EvalConfig, *, console: Console | None = None, out: Console
     to ``console`` (stderr by default), the closing table to ``out`` (stdout)."""
     console = console or Console(stderr=True)
     out = out or Console()
-    if config.urls:
-        return asyncio.run(_run(config, list(config.urls), console, out, progress, local=False))
-    console.print("[dim]no server URL: starting a local server for this run[/]")
-    with local_server() as url:
-        return asyncio.run(_run(config, [url], console, out, progress, local=True))
+    if config.resume:
+        config = resumed(config)
+    state: dict = {}
+    try:
+        if config.urls:
+            return asyncio.run(_run(config, list(config.urls), console, out, progress, False, state))
+        console.print("[dim]no server URL: starting a local server for this run[/]")
+        with local_server() as url:
+            return asyncio.run(_run(config, [url], console, out, progress, True, state))
+    except KeyboardInterrupt:
+        raise EvalInterrupted(state.get("run_id"), state.get("done", 0), state.get("total", 0)) from None
+
+
+# The options a run stores, so that --resume runs the rest the same way.
+_RESUMED = ("world", "agent", "agent_name", "tasks", "seeds", "trials", "user_sim", "scoring", "base_url")
+
+
+def resumed(config: EvalConfig) -> EvalConfig:
+    """``config`` with the stored options of the run it resumes."""
+    with Store(config.data_dir) as store:
+        try:
+            run = store.run(config.resume)
+        except KeyError as e:
+            raise ValueError(e.args[0]) from None
+    saved = run["meta"].get("config")
+    if not saved:
+        raise ValueError(f"run {run['run_id']} was stored without its options; it cannot be resumed")
+    out = EvalConfig(**{**config.__dict__, **{k: saved[k] for k in _RESUMED if k in saved}})
+    out.resume = run["run_id"]
+    return out
 
 
 async def _run(cfg: EvalConfig, urls: list, console: Console, out: Console, show_progress: bool,
-               local: bool) -> EvalResult:
-    agent = agents.load(cfg.agent)
+               local: bool, state: dict) -> EvalResult:
+    agent = models.make(cfg.agent, cfg.base_url) or agents.load(cfg.agent)
     is_async = agents.is_async(agent)
     agent_name = cfg.agent_name or cfg.agent
     concurrency = max(1, cfg.concurrency)
+    worlds = cfg.worlds
+    several = len(worlds) > 1
     async with AsyncSandworldClient(urls, max_connections=max(8, concurrency)) as client:
         health = await client.health()
-        world = await client.environment(cfg.world)
-        titles = {t["id"]: t.get("title", "") for t in world.get("tasks", [])}
-        task_ids = pick_tasks(list(titles), cfg.tasks)
-        jobs = [(t, s, k) for t in task_ids for s in cfg.seeds for k in range(cfg.trials)]
-        if agent is agents.reference and task_ids:
-            # A world of another version would fail every trial: say so once, before the run.
-            agents.reference_setup(cfg.world, world.get("version"), task_ids[0], cfg.seeds[0])
+        described = {w: await client.environment(w) for w in worlds}
+        titles, task_ids, jobs, tools = {}, [], [], {}
+        for w, world in described.items():
+            mine = {t["id"]: t.get("title", "") for t in world.get("tasks", [])}
+            # Over several worlds a pattern need only match in one of them.
+            picked = pick_tasks(list(mine), cfg.tasks, strict=not several)
+            for t in picked:
+                key = f"{w}/{t}" if several else t
+                titles[key] = mine[t]
+                task_ids.append(key)
+                jobs += [(w, t, s, k) for s in cfg.seeds for k in range(cfg.trials)]
+            tools[w] = world.get("tools", [])
+            if agent is agents.reference and picked:
+                # A world of another version would fail every trial: say so once, before the run.
+                agents.reference_setup(w, world.get("version"), picked[0], cfg.seeds[0])
+        if not jobs:
+            raise ValueError(f"no task of {', '.join(worlds)} matches {','.join(cfg.tasks or [])}")
         store = Store(cfg.data_dir)
-        run_id = store.create_run(
-            world=cfg.world, world_version=world.get("version"), agent=cfg.agent, agent_name=agent_name,
-            trials=cfg.trials, server_version=health.get("version"), server_core=health.get("core"),
-            server_url=("local: " if local else "") + ", ".join(urls), client_version=client_version,
-            meta={"tasks": task_ids, "seeds": cfg.seeds, "titles": {t: titles[t] for t in task_ids},
-                  "concurrency": concurrency, "user_sim": cfg.user_sim, "tools": world.get("tools", [])},
-        )
+        versions = ", ".join(str(d.get("version")) for d in described.values())
+        meta = {"tasks": task_ids, "seeds": cfg.seeds, "titles": titles, "concurrency": concurrency,
+                "user_sim": cfg.user_sim, "scoring": cfg.scoring or "share",
+                "tools": tools[worlds[0]] if not several else tools, "worlds": worlds,
+                "config": {k: getattr(cfg, k) for k in _RESUMED}}
+        if cfg.resume:
+            run_id = cfg.resume
+            skip = store.scored_keys(run_id)
+            jobs = [j for j in jobs if j not in skip]
+            store.reopen_run(run_id)
+        else:
+            run_id = store.create_run(
+                world=",".join(worlds), world_version=versions, agent=cfg.agent, agent_name=agent_name,
+                trials=cfg.trials, server_version=health.get("version"), server_core=health.get("core"),
+                server_url=("local: " if local else "") + ", ".join(urls), client_version=client_version, meta=meta,
+            )
+        state.update(run_id=run_id, done=0, total=len(jobs))
         console.print(
-            f"[bold]{run_id}[/]: {cfg.world} {world.get('version')} on sandworld {health.get('version')} "
+            f"[bold]{run_id}[/]: {', '.join(worlds)} {versions} on sandworld {health.get('version')} "
             f"({health.get('core')}), agent [bold]{cfg.agent}[/], {len(task_ids)} tasks × {len(cfg.seeds)} seeds × "
-            f"{cfg.trials} trial{'s' if cfg.trials != 1 else ''} = {len(jobs)} episodes"
+            f"{cfg.trials} trial{'s' if cfg.trials != 1 else ''}"
+            + (f": resuming, {len(jobs)} trials to go" if cfg.resume else f" = {len(jobs)} episodes")
         )
         sync_client = None if is_async else SandworldClient(urls, max_connections=max(8, concurrency))
         pool = None if is_async else ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sandworld-agent")
@@ -148,13 +220,14 @@ async def _run(cfg: EvalConfig, urls: list, console: Console, out: Console, show
             async with gate:
                 row = await trial.run(*job)
             store.add_trial(run_id, row)
+            state["done"] += 1
             passed += bool(row.get("pass")) and row["status"] == "scored" and not row.get("training")
             bar.update(progress_id, advance=1, passed=passed)
 
         status = "interrupted"
         try:
             with bar:
-                await asyncio.gather(*(one(j) for j in jobs))
+                await _gather_or_stop([one(j) for j in jobs])
             status = "finished"
         finally:
             store.update_meta(run_id, policies=trial.policies)
@@ -164,9 +237,7 @@ async def _run(cfg: EvalConfig, urls: list, console: Console, out: Console, show
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
         per_task, overall = summarize(store.trials(run_id), cfg.trials, task_ids)
-        # Task titles only where they fit on one line.
-        out.print(table(per_task, overall, cfg.trials, title=f"{run_id} · {cfg.world} · {cfg.agent}",
-                        titles=titles if out.width >= 120 else None))
+        out.print(table(per_task, overall, cfg.trials, title=f"{run_id} · {cfg.world} · {cfg.agent}"))
         db_path = store.path
         store.close()
         return EvalResult(run_id, per_task, overall, db_path)
@@ -180,12 +251,15 @@ class _Trial:
         self.client, self.sync_client, self.pool = client, sync_client, pool
         self.policies: dict = {}  # task_id -> the policy its episodes were given (for exports)
 
-    async def run(self, task_id: str, seed: int, k: int) -> dict:
-        row = {"task_id": task_id, "seed": seed, "trial": k, "status": "masked"}
+    async def run(self, world: str, task_id: str, seed: int, k: int) -> dict:
+        row = {"world": world, "task_id": task_id, "seed": seed, "trial": k, "status": "masked"}
         began = time.monotonic()
         env = AsyncSandworldEnv(client=self.client, agent_name=self.agent_name)
         try:
-            obs = await env.reset(self.cfg.world, task_id=task_id, seed=seed, user_simulator=self.cfg.user_sim)
+            obs = await env.reset(world, task_id=task_id, seed=seed, user_simulator=user_simulator(self.cfg.user_sim),
+                                  scoring=self.cfg.scoring)
+        except errors.InvalidRequest as e:
+            raise errors.SandworldError(f"the server refused to start an episode: {e}", code="bad_request") from None
         except errors.SandworldError as e:
             row["error"] = f"could not start the episode: {e}"
             return row
@@ -231,6 +305,24 @@ class _Trial:
         if output is not None and not isinstance(output, str):
             output = str(output)
         return done, output
+
+
+def user_simulator(spec: str | None):
+    """``--user-sim``: ``scripted``, ``llm``, or a model id (``{"model": id}``)."""
+    if spec is None or spec in ("scripted", "llm"):
+        return spec
+    return {"model": spec}
+
+
+async def _gather_or_stop(coros: list) -> None:
+    """Run every trial; the first that raises stops the others (and is raised)."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _join(*parts) -> str:

@@ -1,10 +1,10 @@
 """Evaluation results in SQLite: ``<data dir>/sandworld.db``.
 
-Two tables. ``runs``: one row per ``sandworld eval`` (agent, world and its
+Two tables. ``runs``: one row per ``sandworld eval`` (agent, world(s) and
 version, server version, options). ``trials``: one row per episode of a run,
-keyed ``(run_id, task_id, seed, trial)``, with the evaluation and the trace as
-JSON. A row is written as soon as its trial ends, so an interrupted run keeps
-what it finished.
+keyed ``(run_id, world, task_id, seed, trial)``, with the evaluation and the
+trace as JSON. A row is written as soon as its trial ends, so an interrupted
+run keeps what it finished, and ``--resume`` runs only what is missing.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE TABLE IF NOT EXISTS trials (
     run_id TEXT NOT NULL REFERENCES runs(run_id),
+    world TEXT NOT NULL DEFAULT '',
     task_id TEXT NOT NULL,
     seed INTEGER NOT NULL,
     trial INTEGER NOT NULL,
@@ -55,7 +56,7 @@ CREATE TABLE IF NOT EXISTS trials (
     finished_at TEXT,
     evaluation TEXT,                  -- JSON: the submit answer
     trace TEXT,                       -- JSON: the episode's trace
-    PRIMARY KEY (run_id, task_id, seed, trial)
+    PRIMARY KEY (run_id, world, task_id, seed, trial)
 );
 """
 
@@ -79,6 +80,11 @@ class Store:
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
+        columns = {r["name"] for r in self.db.execute("PRAGMA table_info(trials)")}
+        if "world" not in columns:  # a database from before runs over several worlds
+            with self.db:
+                self.db.execute("ALTER TABLE trials ADD COLUMN world TEXT NOT NULL DEFAULT ''")
+                self.db.execute("UPDATE trials SET world = (SELECT world FROM runs WHERE runs.run_id = trials.run_id)")
 
     def close(self) -> None:
         self.db.close()
@@ -109,11 +115,11 @@ class Store:
         evaluation = row.get("evaluation")
         with self.db:
             self.db.execute(
-                "INSERT OR REPLACE INTO trials (run_id, task_id, seed, trial, episode_id, status, training, pass, "
-                "score, steps, write_steps, tool_errors, failure_kind, error, output, instruction, duration_s, "
-                "finished_at, evaluation, trace) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO trials (run_id, world, task_id, seed, trial, episode_id, status, training, "
+                "pass, score, steps, write_steps, tool_errors, failure_kind, error, output, instruction, duration_s, "
+                "finished_at, evaluation, trace) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    run_id, row["task_id"], row["seed"], row["trial"], row.get("episode_id"), row["status"],
+                    run_id, row.get("world") or "", row["task_id"], row["seed"], row["trial"], row.get("episode_id"), row["status"],
                     int(bool(row.get("training"))), _int(row.get("pass")), row.get("score"), row.get("steps"),
                     row.get("write_steps"), row.get("tool_errors"), row.get("failure_kind"), row.get("error"),
                     row.get("output"), row.get("instruction"), row.get("duration_s"), _now(),
@@ -128,6 +134,16 @@ class Store:
         with self.db:
             self.db.execute("UPDATE runs SET meta = ? WHERE run_id = ?", (json.dumps(meta), run_id))
 
+    def scored_keys(self, run_id: str) -> set:
+        """``(world, task_id, seed, trial)`` of the run's trials that need no rerun."""
+        rows = self.db.execute("SELECT world, task_id, seed, trial FROM trials WHERE run_id = ? AND status = 'scored'",
+                               (run_id,))
+        return {(r["world"], r["task_id"], r["seed"], r["trial"]) for r in rows}
+
+    def reopen_run(self, run_id: str) -> None:
+        with self.db:
+            self.db.execute("UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ?", (run_id,))
+
     def finish_run(self, run_id: str, status: str = "finished") -> None:
         with self.db:
             self.db.execute("UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?", (status, _now(), run_id))
@@ -135,11 +151,15 @@ class Store:
     # -- reading -----------------------------------------------------------------------
 
     def run(self, run_id: str) -> dict:
-        """One run; ``latest`` names the newest."""
-        if run_id == "latest":
-            row = self.db.execute("SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
+        """One run; ``latest`` names the newest, ``latest~N`` the N-th before it."""
+        if run_id == "latest" or run_id.startswith("latest~"):
+            back = run_id.partition("~")[2]
+            if back and not back.isdigit():
+                raise KeyError(f"{run_id!r}: use latest, or latest~N with N a number of runs back")
+            row = self.db.execute("SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1 OFFSET ?",
+                                  (int(back or 0),)).fetchone()
             if row is None:
-                raise KeyError(f"no runs in {self.path} yet")
+                raise KeyError(f"no run {run_id!r} in {self.path}: it holds fewer runs")
             run_id = row["run_id"]
         row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
@@ -161,7 +181,7 @@ class Store:
     def trials(self, run_id: str, *, with_trace: bool = False) -> list:
         cols = "*" if with_trace else ", ".join(c for c in _TRIAL_COLUMNS if c != "trace")
         rows = self.db.execute(
-            f"SELECT {cols} FROM trials WHERE run_id = ? ORDER BY task_id, seed, trial", (run_id,)
+            f"SELECT {cols} FROM trials WHERE run_id = ? ORDER BY world, task_id, seed, trial", (run_id,)
         )
         out = []
         for r in rows:
@@ -175,7 +195,7 @@ class Store:
         return out
 
 
-_TRIAL_COLUMNS = ("run_id", "task_id", "seed", "trial", "episode_id", "status", "training", "pass", "score", "steps",
+_TRIAL_COLUMNS = ("run_id", "world", "task_id", "seed", "trial", "episode_id", "status", "training", "pass", "score", "steps",
                   "write_steps", "tool_errors", "failure_kind", "error", "output", "instruction", "duration_s",
                   "finished_at", "evaluation", "trace")
 

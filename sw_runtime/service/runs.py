@@ -1,0 +1,235 @@
+"""The service's run operations (reference 001) and tool calls by token.
+
+Part of the one way in to the engine (``Service`` mixes in ``RunOps``):
+the runs API, the tools at the real APIs' addresses and MCP all come here,
+so a call through any of them is the same engine call as a ``step``, with the
+same trace entry and digest. Transport-free: doors decode into the typed
+values below and encode what comes back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+
+import orjson
+
+from .. import errors, schemas
+from ..engine.engine import Engine
+from ..engine.runs import TOKEN_PREFIX, Run, RunBook, RunOptions, episode_id_of, wall
+from ..worlds import get_world, registry
+
+__all__ = ["TOKEN_PREFIX", "RunOps", "RunRequest", "episode_id_of", "wall"]  # what doors may use
+
+log = logging.getLogger("sandworld.runs")
+_GRACE = 120  # seconds
+
+
+@dataclass(slots=True)
+class RunRequest:
+    """``POST /v1/runs`` decoded (the runs door checks ranges and shapes)."""
+
+    environment: str
+    task: str
+    checks: list = field(default_factory=list)  # dicts in the engine's check vocabulary
+    replace_template_checks: bool = False
+    agent_name: str | None = None
+    agent_revision: str | None = None
+    max_calls: int = 500
+    idle_timeout_seconds: int = 600
+    timeout_seconds: int = 3600
+    metadata: dict = field(default_factory=dict)
+    seed: int = 0
+    idempotency_key: str | None = None
+    canonical: bytes = b""  # the request in canonical form, what an idempotency key is bound to
+
+
+def resolve_task(world, text: str):
+    """A task by id, else by title (case-insensitive), else None (free text).
+    An unknown ``task_…`` id is refused."""
+    task = world.tasks_by_id.get(text)
+    if task is not None:
+        return task
+    folded = text.strip().casefold()
+    for t in world.tasks:
+        if t.title.casefold() == folded:
+            return t
+    if text.startswith("task_") and " " not in text.strip():
+        raise errors.InvalidRequest(f"unknown task id: {text}")
+    return None
+
+
+class RunOps:
+    """Mixed into ``Service``: the run operations and tool calls by token."""
+
+    engine: Engine
+
+    def init_runs(self) -> None:
+        self.book = RunBook()
+        self._run_clocks: dict = {}
+
+    # -- the catalogue in 001's terms ----------------------------------------
+
+    def environment_facts(self, name: str) -> dict:
+        """A world, its seed-0 digest and each task made concrete on seed 0."""
+        world = get_world(name)
+        seed = self.engine.seeds.get(world, 0)
+        tasks = [(t, self.engine.seeds.setup(world, t, seed)[0]) for t in world.tasks]
+        return {"world": world, "seed_digest": seed.digest, "tasks": tasks}
+
+    def world(self, name: str):
+        """A world by name (its title, tools and version, for a door to show)."""
+        return get_world(name)
+
+    def environment_names(self) -> list:
+        return sorted(registry())
+
+    # -- runs ----------------------------------------------------------------
+
+    async def create_run(self, req: RunRequest, project: str | None = None) -> Run:
+        """Start a run; the same ``idempotency_key`` with the same request answers the first run."""
+        key = req.idempotency_key
+        fingerprint = hashlib.sha256(req.canonical).digest()
+        if key is not None:
+            seen = self.book.create_keys.get((project, key))
+            if seen is not None:
+                if seen[0] != fingerprint:
+                    raise errors.IdempotencyConflict("this idempotency_key was used with a different request body")
+                return self._run(seen[1], project)
+        world = get_world(req.environment)
+        task = resolve_task(world, req.task)
+        ep = self.engine.create(world.name, schemas.CreateEpisode(
+            task_id=task.id if task is not None else None, seed=req.seed, agent_name=req.agent_name,
+            checks=req.checks or None, replace_template_checks=req.replace_template_checks), project=project)
+        # The run's own call cap; the clock must reach that far.
+        ep.step_limit = req.max_calls
+        # The engine forgets the episode a little after the run's own endings
+        # are due, so the run is always ended and scored first.
+        ep.idle_timeout = req.idle_timeout_seconds + _GRACE
+        ep.max_age = req.timeout_seconds + _GRACE
+        if len(ep.clock) <= req.max_calls:
+            ep.clock = self._run_clock(world, req.max_calls)
+        text = ep.setup.instruction if task is not None else req.task
+        run = self.book.add(ep, RunOptions(
+            max_calls=req.max_calls, idle_timeout_seconds=req.idle_timeout_seconds,
+            timeout_seconds=req.timeout_seconds, agent_name=req.agent_name, agent_revision=req.agent_revision,
+            metadata=req.metadata, task_text=text))
+        if key is not None:
+            self.book.create_keys[(project, key)] = (fingerprint, run.id)
+        return run
+
+    def _run(self, run_id: str, project: str | None) -> Run:
+        """A run, if the caller's project may see it (another project's is 404 like an unknown one)."""
+        run = self.book.get(run_id)
+        if project is not None and run.ep.project != project:
+            raise errors.NotFound(f"no run {run_id!r}")
+        return run
+
+    async def read_run(self, run_id: str, project: str | None = None) -> Run:
+        """A run; reading ends a run that is due (idle or timed out)."""
+        run = self._run(run_id, project)
+        await self._end_if_due(run)
+        return run
+
+    async def finish_run(self, run_id: str, output: str, key: str | None = None,
+                         project: str | None = None) -> Run:
+        """End a run on purpose and score it. A second finish is ``run_ended``
+        unless it repeats the first one's idempotency key."""
+        run = self._run(run_id, project)
+        await self._end_if_due(run)
+        if run.ended_by is not None:
+            if key is not None and key == run.finish_key:
+                return run
+            raise errors.RunEnded(f"run {run.id} ended ({run.ended_by}) at {run.finished_at}; it cannot be "
+                                  "finished again")
+        run.finish_key = key
+        await self._end(run, "finish", output)
+        return run
+
+    async def run_tools(self, run_id: str, project: str | None = None) -> Run:
+        """A run whose tools still answer (``run_ended`` once it has ended)."""
+        run = self._run(run_id, project)
+        await self._end_if_due(run)
+        if run.ended_by is not None:
+            raise errors.RunEnded("The run has ended; its tools no longer answer.")
+        return run
+
+    async def sweep_runs(self) -> int:
+        """End every run that is due; answers how many."""
+        due = self.book.due()
+        for run, why in due:
+            await self._end(run, why)
+        return len(due)
+
+    # -- tool calls (any door) -----------------------------------------------
+
+    def tools_links(self, episode_id: str) -> dict:
+        """What an ``/api/v1`` create adds: the episode's tools token and its
+        tools addresses (the real APIs' paths and MCP)."""
+        base = f"/api/v1/episodes/{episode_id}"
+        return {"tools_token": self.book.issue(episode_id), "tools_url": f"{base}/tools", "mcp_url": f"{base}/mcp"}
+
+    def authorize(self, episode_id: str, token: str | None):
+        """The episode behind a tools address, if ``token`` opens it; else 401."""
+        if not self.book.opens(token, episode_id):
+            raise errors.Unauthorized("a valid run token is required: Authorization: Bearer tw_run_… "
+                                      "(the token of this run or episode)")
+        run = self.book.of_episode(episode_id)
+        return run.ep if run is not None else self.engine.get(episode_id)
+
+    def tool_definition(self, episode_id: str, token: str | None, name: str) -> dict | None:
+        """One tool the episode offers, as ``step`` serves it (None: it has no such tool)."""
+        tool = self.authorize(episode_id, token).world.tools_by_name.get(name)
+        return tool.definition() if tool is not None else None
+
+    def tool_definitions(self, episode_id: str, token: str | None) -> list:
+        """The tools the episode offers, as ``step`` serves them."""
+        return self.authorize(episode_id, token).tool_definitions()
+
+    async def tool_call(self, episode_id: str, token: str | None, tool: str, args_json: bytes, surface: str) -> dict:
+        """One tool call through a door other than ``step``: the same engine
+        call (same trace entry, same digest), answered as ``step`` answers it."""
+        self.authorize(episode_id, token)
+        run = self.book.of_episode(episode_id)
+        if run is not None:
+            await self._end_if_due(run)
+            if run.ended_by is not None:
+                raise errors.RunEnded(f"Run {run.id} ended ({run.ended_by}) at {run.finished_at}; its tools no "
+                                      "longer answer.")
+        answer = orjson.loads(self.engine.step_json(episode_id, tool, args_json))
+        if run is not None and self.book.after_call(run, surface):
+            await self._end(run, "max_calls")
+        return answer
+
+    # -- endings -------------------------------------------------------------
+
+    async def _end_if_due(self, run: Run) -> None:
+        why = self.book.before_call(run)
+        if why is not None:
+            await self._end(run, why)
+
+    async def _end(self, run: Run, why: str, output: str = "") -> None:
+        """Seal and score a run: every ending is scored, a run without calls too."""
+        if run.ended_by is not None:
+            return
+        self.book.ended(run, why, output)
+        ep = run.ep
+        if ep.status != "open":  # submitted through /api/v1 meanwhile: its evaluation stands
+            self.book.scored(run)
+            return
+        try:
+            verdicts = await self.engine.judge.decide(ep, output)
+            self.engine.submit(ep.id, output, verdicts)
+        except errors.ApiError as e:
+            log.warning("run %s could not be scored: %s", run.id, e.message)
+            self.book.failed(run, e.message)
+            return
+        self.book.scored(run)
+
+    def _run_clock(self, world, steps: int) -> list:
+        key = (world.name, world.version, steps)
+        clock = self._run_clocks.get(key)
+        if clock is None:
+            clock = self._run_clocks[key] = world.clock(steps)
+        return clock

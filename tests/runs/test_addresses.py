@@ -1,0 +1,52 @@
+"""Each real method and path names the world's tool; every tool of
+offsite-planning has an address, and no address names a tool it lacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from sw_runtime.runs import addresses
+from sw_runtime.worlds.offsite_planning import WORLD
+
+G = "gmail.googleapis.com/gmail/v1/users/me"
+C = "www.googleapis.com/calendar/v3"
+
+
+@pytest.mark.parametrize("method,path,tool,args", [
+    ("GET", f"{G}/messages", "gmail.messages.list", {"userId": "me"}),
+    ("POST", f"{G}/messages/send", "gmail.messages.send", {"userId": "me"}),
+    ("GET", f"{G}/messages/m_q4_1", "gmail.messages.get", {"userId": "me", "id": "m_q4_1"}),
+    ("POST", f"{G}/messages/m_q4_1/modify", "gmail.messages.modify", {"userId": "me", "id": "m_q4_1"}),
+    ("GET", f"{G}/threads/t_q4offsite", "gmail.threads.get", {"userId": "me", "id": "t_q4offsite"}),
+    ("GET", f"{G}/labels", "gmail.labels.list", {"userId": "me"}),
+    ("GET", f"{G}/drafts", "gmail.drafts.list", {"userId": "me"}),
+    ("POST", f"{G}/drafts", "gmail.drafts.create", {"userId": "me"}),
+    ("GET", f"{G}/drafts/r-1", "gmail.drafts.get", {"userId": "me", "id": "r-1"}),
+    ("GET", f"{C}/users/me/calendarList", "calendar.calendarList.list", {}),
+    ("GET", f"{C}/calendars/primary/events", "calendar.events.list", {"calendarId": "primary"}),
+    ("POST", f"{C}/calendars/erik@nordlys.no/events", "calendar.events.insert", {"calendarId": "erik@nordlys.no"}),
+    ("GET", f"{C}/calendars/primary/events/e1", "calendar.events.get", {"calendarId": "primary", "eventId": "e1"}),
+    ("PATCH", f"{C}/calendars/primary/events/e1", "calendar.events.patch", {"calendarId": "primary", "eventId": "e1"}),
+    ("DELETE", f"{C}/calendars/primary/events/e1", "calendar.events.delete",
+     {"calendarId": "primary", "eventId": "e1"}),
+    ("POST", f"{C}/freeBusy", "calendar.freebusy.query", {}),
+    ("POST", "slack.com/api/chat.postMessage", "slack.chat.postMessage", {}),
+    ("GET", "slack.com/api/conversations.history", "slack.conversations.history", {}),
+])
+def test_real_requests_name_their_tool(method, path, tool, args):
+    routed = addresses.route(method, path)
+    assert routed is not None and (routed.tool, routed.path_args) == (tool, args)
+
+
+@pytest.mark.parametrize("method,path", [
+    ("DELETE", f"{G}/messages"), ("GET", f"{C}/freeBusy"), ("GET", "gmail.googleapis.com/gmail/v2/users/me/labels"),
+    ("GET", "example.com/api/x"), ("PUT", "slack.com/api/chat.postMessage"), ("GET", "slack.com/api/"),
+])
+def test_other_requests_name_none(method, path):
+    assert addresses.route(method, path) is None
+
+
+def test_every_offsite_tool_has_an_address():
+    named = {a.tool for a in addresses.ADDRESSES if a.tool} | {
+        t.name for t in WORLD.tools if t.name.startswith("slack.")}
+    assert named == set(WORLD.tools_by_name)
