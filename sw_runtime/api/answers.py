@@ -61,6 +61,13 @@ class Catalogue(_Answer):
     """``/checks`` and ``/fault-profiles``: an open object."""
 
 
+class RenderedChecks(_Answer):
+    """``POST /checks/render``: each check as its sentence, in the order given."""
+
+    environment: str | None
+    lines: list[Any]
+
+
 class Shard(_Answer):
     shard: int
     url: str

@@ -66,6 +66,8 @@ OPERATIONS = (
     Op("GET", f"{API}/environments/{{env}}", "One world: collections, tools, tasks", a.Environment,
        errors=(404, 429), tags=("catalogue",)),
     Op("GET", f"{API}/checks", "The check vocabulary", a.Catalogue, errors=(429,), tags=("catalogue",)),
+    Op("POST", f"{API}/checks/render", "Checks as their sentences, checked against a world if named",
+       a.RenderedChecks, body=schemas.RenderChecks, errors=(400, 404, 413, 429), tags=("catalogue",)),
     Op("GET", f"{API}/fault-profiles", "The fault profiles", a.Catalogue, errors=(429,), tags=("catalogue",)),
     Op("GET", f"{API}/cluster", "This server's shard and every shard of its cluster", a.Cluster, errors=(429,),
        tags=("catalogue",)),
