@@ -37,6 +37,9 @@ class Store:
     """Bumped by every write: a cheap "did anything change?" (read-only)."""
     journal: list[tuple[str, str]] | None
     """None, or a list that every write appends ``(collection, id)`` to."""
+    identity: object
+    """A token for these exact records: shared by a fork until either store
+    writes, new after every write; never None (the read cache keys on it)."""
 
     def __init__(self, data: Mapping[str, Mapping[str, Record]] | None = None,
                  collections: Iterable[str] = ()) -> None:

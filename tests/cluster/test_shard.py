@@ -20,7 +20,9 @@ from sandworld.routing import shard_of
 
 pytestmark = pytest.mark.slow
 
-PATIENT = Retry(attempts=60, backoff=0.1, max_backoff=2.0)  # rides out a restart on a busy machine
+# Rides out a restart on a busy machine: connect_wait lifts the fast give-up on a server this client
+# has not reached yet (it meets shard 1 for the first time while shard 1 is down).
+PATIENT = Retry(attempts=60, backoff=0.1, max_backoff=2.0, connect_wait=150.0)
 
 
 def test_every_shard_lists_the_whole_cluster(cluster):
