@@ -104,12 +104,14 @@ def test_a_scripted_rollout_scores_one_as_grpo_trainer_drives_it(api, made):
     assert reward_func(completions=[completion], environments=[instance], prompts=[row["prompt"]]) == [1.0]
 
 
-def test_a_refused_call_is_an_answer_and_no_answer_scores_zero(api, made):
+def test_a_refused_call_is_an_answer_and_no_answer_earns_only_the_do_nothing_share(api, made):
     instance = made("coinpurse", api)()
     instance.reset(task_id="cp-04", seed=1, prompt=[])
     answer = instance.add_contact(handle="not a handle", name="X")
     assert answer.startswith('{"ok":false,"error":')
-    assert reward_func([[{"role": "assistant", "content": ""}]], environments=[instance]) == [0.0]
+    # Under the default "share" rule a do-nothing run keeps the weight of the checks that
+    # already hold at the start (docs/VERIFY.md): 0.2 on cp-04, never the task's 1.0.
+    assert reward_func([[{"role": "assistant", "content": ""}]], environments=[instance]) == [0.2]
 
 
 def test_reward_func_needs_the_environments():
