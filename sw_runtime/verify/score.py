@@ -57,7 +57,7 @@ def _tally(checks, passes, start_passes, rule: str) -> tuple:
             total += check.weight / top
             if passed is True:
                 earned += check.weight / top
-    return earned, total
+    return earned * top, total * top  # in the checks' own weights again (capped, so no overflow)
 
 
 def weighted(checks: list, passes: list, start_passes: list, rule: str = DEFAULT_RULE) -> tuple:
