@@ -362,14 +362,14 @@ async def run(args, progress) -> dict:
     rng = random.Random(args.rng_seed)
     rows, extra = [], {}
     env = {"SW_READ_CACHE": str(args.read_cache)} if args.read_cache is not None else None
-    server_args = ()
+    server_args = ("--durability", args.durability) if args.durability else ()
     if args.api_key:
         # Keys on: a fresh data folder with one key, sent on every request.
         from sw_runtime.security.keys import KeyStore
 
         data_dir = tempfile.mkdtemp(prefix="sw-bench-keys-")
         C.HEADERS = f"authorization: Bearer {KeyStore(data_dir).create('bench', 'episodes:read,episodes:write')[0]}\r\n"
-        server_args = ("--auth", "keys", "--data-dir", data_dir)
+        server_args += ("--auth", "keys", "--data-dir", data_dir)
     with C.server(args.core, env=env, args=server_args) as (host, port, pid):
         progress("server up")
         setup = await C.Conn.open(host, port)
@@ -608,6 +608,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--submit-max", type=int, default=4096, help="episodes of (a) submitted through batch submit")
     p.add_argument("--api-key", action="store_true",
                    help="serve with --auth keys and send an API key on every request (the cost of keys on)")
+    p.add_argument("--durability", choices=["fsync", "write", "none"],
+                   help="the server's --durability (its default: write, an action log in a scratch data folder; "
+                        "none: no log, to see what the log costs)")
     p.add_argument("--rng-seed", type=int, default=0, help="seed of the workload's random choices")
     p.add_argument("--profile", metavar="FILE",
                    help="record the server with py-spy during (a) into FILE (collapsed stacks) and print the "

@@ -64,5 +64,5 @@ def summary(ep) -> dict:
 
 def row(ep, diff: dict) -> tuple:
     """What the results store keeps of an ended episode (the last: its
-    project, which only filters reads)."""
-    return summary(ep), ep.evaluation, ep.trace.entries(), end_state(ep, diff), ep.project
+    project, which only filters reads); the trace as JSON bytes."""
+    return summary(ep), ep.evaluation, ep.trace.entries_json(), end_state(ep, diff), ep.project

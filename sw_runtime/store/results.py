@@ -37,7 +37,9 @@ CREATE INDEX IF NOT EXISTS results_stored ON results (stored);
 
 
 def _pack(value) -> bytes:
-    return zlib.compress(orjson.dumps(value), 1)
+    """``value`` as compressed JSON; bytes are taken as JSON already (a
+    trace, built from the bytes it keeps: endings.row)."""
+    return zlib.compress(value if type(value) is bytes else orjson.dumps(value), 1)
 
 
 def _unpack(blob: bytes):
@@ -59,7 +61,8 @@ class Results:
         self.db.executescript(_SCHEMA)
 
     def put_many(self, rows: list) -> None:
-        """Store ended episodes: each row is (summary, evaluation, trace, end_state, project)."""
+        """Store ended episodes: each row is (summary, evaluation, trace, end_state, project),
+        the trace a list or its JSON bytes."""
         now = time.time()
         packed = []
         for summary, evaluation, trace, end_state, project in rows:
