@@ -39,9 +39,16 @@ class Minter:
     def __init__(self, shard: int, boot: str | None = None):
         self.shard = shard
         self.boot = boot or new_boot()
+        self._prefix = f"ep_{shard}_{self.boot}_"
+        self._random = b""  # random bytes drawn ahead, 10 per id: one read of the OS's source per 400 ids
+        self._used = 0
 
     def episode(self) -> str:
-        return f"ep_{self.shard}_{self.boot}_{secrets.token_hex(10)}"
+        used = self._used
+        if used + 10 > len(self._random):
+            self._random, used = secrets.token_bytes(4000), 0
+        self._used = used + 10
+        return self._prefix + self._random[used:used + 10].hex()
 
     def snapshot(self) -> str:
         return f"snap_{self.shard}_{self.boot}_{secrets.token_hex(10)}"

@@ -160,6 +160,9 @@ class RunBook:
         self._clock = clock
         self.max_runs = max_runs  # past it, the oldest ended runs are forgotten
         self._secret = secrets.token_bytes(32)
+        pad = self._secret.ljust(64, b"\0")  # a 32-byte key fills SHA-256's 64-byte block as it is
+        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in pad))
+        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in pad))
         self.runs: dict = {}  # episode id -> Run
         self.open: dict = {}  # episode id -> Run, the runs not ended yet (what a sweep looks at)
         self.create_keys: dict = {}  # idempotency_key -> (sha256 of the canonical body, run id)
@@ -168,7 +171,12 @@ class RunBook:
 
     def issue(self, episode_id: str) -> str:
         """The episode's tools token."""
-        return TOKEN_PREFIX + hmac.new(self._secret, episode_id.encode(), hashlib.sha256).hexdigest()[:32]
+        # HMAC-SHA256 (RFC 2104) from the keyed inner and outer states, made
+        # once: hmac.new per token was a tenth of a batch create.
+        inner, outer = self._inner.copy(), self._outer.copy()
+        inner.update(episode_id.encode())
+        outer.update(inner.digest())
+        return TOKEN_PREFIX + outer.hexdigest()[:32]
 
     def opens(self, token: str | None, episode_id: str) -> bool:
         """Whether ``token`` is the tools token of ``episode_id`` (compared in constant time)."""
