@@ -400,15 +400,20 @@ class Engine:
                 else:
                     # The pieces of every answer are joined once, at the end:
                     # results of a few KB each are copied one time only.
-                    args = _args_json(call.arguments)
+                    raw = call.arguments
+                    if type(raw) is _Raw:  # from the wire (always, over HTTP)
+                        args = bytes(raw)  # the trace's own copy; the log line reuses ``raw``
+                    else:
+                        args = _args_json(raw)
+                        raw = _Raw(args)
                     pieces = ep.answer(call.tool, args)
                     parts += pieces
                     parts.append(ep.id_tail)
                     steps[ep.world.name] += 1
                     if not ep.calls[-1][1]:
                         self.tally.refused(pieces[2])
-                    if journal is not None:
-                        journal.append(("s", ep.id, call.tool, _Raw(args), ep.steps, ep.digest))
+                    if journal is not None:  # flushed before the request is answered (service._commit)
+                        journal.append(("s", ep.id, call.tool, raw, ep.steps, ep.digest))
             except errors.ApiError as e:
                 parts.append(_dumps({"episode_id": call.episode_id, "ok": False, "error": e.slot()}))
 
