@@ -6,12 +6,13 @@ Tools are GitHub's REST operations by their octokit names (``repos.get``,
 ``issues.listForRepo``, ``pulls.createReview``, ``checks.listForRef``...)
 with GitHub's parameter names and result shapes. The default seed holds
 ``acme/api`` and ``acme/web``; a custom seed replaces them whole, and then
-``repos.get acme/api`` answers GitHub's 404 (as ``ok: false`` data).
+``repos.get acme/api`` answers GitHub's 404 (as ``ok: false`` data). A run
+serves the tools on GitHub's own paths too (``{tools_url}/api.github.com/...``,
+sw_runtime/runs/addresses.py).
 
 - ``state.py``: the data model and the seeded default world
 - ``schema.py``: the records as types, which custom seeds are parsed with
 - ``tools.py``: the 22 tools
-- ``routes.py``: each tool's GitHub REST path, for a door that serves them there
 - ``tasks.py``: ch-01 to ch-15
 - ``policy.md``: the rules the agent is given
 """
