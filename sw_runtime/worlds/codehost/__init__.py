@@ -19,27 +19,15 @@ sw_runtime/runs/addresses.py).
 
 from __future__ import annotations
 
-from pathlib import Path
+from ..world import from_package
 
-from ..world import World
-from .schema import SCHEMA
-from .state import COLLECTIONS, EPOCH, generate
-from .tasks import TASKS
-from .tools import TOOLS
-
-WORLD = World(
+WORLD = from_package(
+    __name__,
     name="codehost",
     version="1.0.0",
     title="Codehost",
     description=("A GitHub-like code host: repositories, commits, branches, issues, pull requests with diffs and "
                  "reviews, labels, CI check runs, users and teams, served as GitHub's REST operations."),
-    epoch=EPOCH,
-    collections=COLLECTIONS,
-    policy=(Path(__file__).parent / "policy.md").read_text(encoding="utf-8"),
-    tools=TOOLS,
-    tasks=TASKS,
-    generate=generate,
-    state_schema=SCHEMA,
 )
 
 __all__ = ["WORLD"]
