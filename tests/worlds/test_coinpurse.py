@@ -248,6 +248,7 @@ def test_task_shape(task_id):
     assert all(c.label for c in setup.checks)
     nc = [c for c in setup.checks if c.id == "no-collateral"]
     assert len(nc) == 1 and nc[0] == C.no_collateral(*nc[0].allow)  # the shared check
+    assert nc[0].label == "No collateral changes outside what the task requires"  # reference 000's label
     assert setup.instruction and setup.output and setup.solution
     assert len(setup.solution) <= task.step_budget
     for name, args in setup.solution:
