@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -117,11 +118,21 @@ class Shards:
 
 
 async def run(args, progress) -> dict:
+    with tempfile.TemporaryDirectory(prefix="sandworld-bench-cluster-") as scratch:
+        return await _run(args, progress, args.data_dir or scratch)
+
+
+async def _run(args, progress, data_dir: str) -> dict:
     from sandworld.ray import RayShards
+    from sw_runtime.api import protocol
     from sw_runtime.app import build_app
     from sw_runtime.cluster.launch import Cluster
+    from sw_runtime.config import Settings
 
-    cluster = Cluster.start(2, build_app, port=free_ports(2))
+    # The shards keep their action logs in data_dir/shard-N: a throwaway folder unless asked, so that no
+    # later server started in this checkout replays the bench's episodes.
+    settings = Settings.from_env(data_dir=data_dir)
+    cluster = Cluster.start(2, build_app, port=free_ports(2), settings=settings, protocol=protocol.configured)
     try:
         pids = cluster.pids()
         handle = RayShards()
@@ -167,6 +178,8 @@ def main(argv=None) -> int:
     p.add_argument("--steps-per-episode", type=int, default=180, help="calls per episode (under the 200-step limit)")
     p.add_argument("--inflight", type=int, default=2, help="batches in flight per shard")
     p.add_argument("--rng-seed", type=int, default=0, help="seed of the workload's random choices")
+    p.add_argument("--data-dir", default=None,
+                   help="the shards' data folder (their action logs); default: a temporary one, removed after")
     C.common_args(p)
     args = p.parse_args(argv)
     C.use_uvloop()

@@ -9,9 +9,10 @@ in its ids, so the ids of the lost episodes answer 404 saying the server
 restarted.
 
 The class is plain Python; ``launch`` makes it a Ray actor, so this module
-imports without Ray. The HTTP app comes from ``build_app``, handed down by
-whoever starts the cluster (``sw_runtime.app`` sits above the doors, so a
-door does not import it).
+imports without Ray. The HTTP app comes from ``build_app`` and the HTTP
+connection from ``protocol``, both handed down by whoever starts the cluster
+(``sw_runtime.app`` and ``sw_runtime.api`` sit beside or above this door, so
+it imports neither).
 """
 
 from __future__ import annotations
@@ -65,7 +66,11 @@ def _restarted() -> bool:
 class ShardServer:
     """A Sandworld server on ``host:port`` as shard ``settings.shard``."""
 
-    def __init__(self, build_app, settings: Settings, host: str, port: int, url: str, log_level: str = "warning"):
+    def __init__(self, build_app, settings: Settings, host: str, port: int, url: str, log_level: str = "warning",
+                 protocol=None):
+        """``protocol(settings)``: uvicorn's HTTP protocol class for the shard
+        (``sw_runtime.api.protocol.configured``: read timeouts, a header limit,
+        errors in the envelope); None for uvicorn's plain httptools."""
         import uvicorn
 
         self.settings, self.host, self.port, self.url = settings, host, port, url
@@ -84,7 +89,8 @@ class ShardServer:
             sock = _listen(host, port, settings.shard, wait=_REBIND)
         self.app = build_app(settings)
         self.door = ServiceDoor(self.app.state.service)
-        config = uvicorn.Config(self.app, host=host, port=port, loop="none", http="httptools",
+        http = protocol(settings) if protocol is not None else "httptools"
+        config = uvicorn.Config(self.app, host=host, port=port, loop="none", http=http,
                                 log_level=log_level, access_log=False, timeout_keep_alive=30, lifespan="on")
         self.server = uvicorn.Server(config)
         # Ray runs an async actor's __init__ on the actor's running event loop:

@@ -21,6 +21,8 @@ from sandworld.routing import shard_of
 
 from sw_runtime.cluster.shard import _listen
 
+from tests.runtime.test_protocol import envelope, raw
+
 from .conftest import answers
 
 pytestmark = pytest.mark.slow
@@ -222,3 +224,17 @@ def test_listen_fails_at_once_on_a_taken_port_or_waits_for_it_when_asked():
     assert sock.getsockname()[1] == port
     sock.close()
     server.close()
+
+
+def test_every_shard_applies_the_servers_connection_limits(cluster):
+    # the header size limit and the header read timeout of a lone server (sw_runtime.api.protocol)
+    big = b"x-filler: " + b"a" * (70 * 1024) + b"\r\n"
+    for url in cluster.urls:
+        status, err = envelope(raw(url, b"GET /healthz HTTP/1.1\r\nhost: x\r\n" + big + b"\r\n"))
+        assert status == 431 and err["code"] == "headers_too_large"
+    t = time.monotonic()
+    with ThreadPoolExecutor(len(cluster.urls)) as pool:  # headers that never end, to both shards at once
+        timed_out = list(pool.map(lambda u: envelope(raw(u, b"GET /healthz HTTP/1.1\r\nhost: x\r\n", wait=15)),
+                                cluster.urls))
+    assert [(status, err["code"]) for status, err in timed_out] == [(408, "request_timeout")] * len(cluster.urls)
+    assert time.monotonic() - t < 25  # the default header timeout is 10 s
