@@ -35,6 +35,13 @@ CREATE TABLE IF NOT EXISTS results (
 CREATE INDEX IF NOT EXISTS results_stored ON results (stored);
 """
 
+# Columns added to ``results`` after its first release, in the order they were
+# added (``ALTER TABLE ... ADD COLUMN`` appends, so the table keeps the order
+# of ``_SCHEMA``). Schema version N has the first N - 1 of them; the file's
+# version is its ``PRAGMA user_version`` (0 in files made before it was set).
+_ADDED = (("project", "TEXT"),)
+SCHEMA_VERSION = 1 + len(_ADDED)
+
 
 def _pack(value) -> bytes:
     return zlib.compress(orjson.dumps(value), 1)
@@ -56,7 +63,34 @@ class Results:
         self.db.execute("PRAGMA journal_mode=WAL")
         # WAL with synchronous=NORMAL survives a killed process; FULL also a power cut.
         self.db.execute(f"PRAGMA synchronous={'FULL' if durability == 'fsync' else 'NORMAL'}")
-        self.db.executescript(_SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a results file made by an earlier version up to this one, in
+        place: add the columns it lacks and record the schema version. A file
+        from a later version (more columns than this one writes) is refused:
+        this version's rows would not fit it."""
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            self.db.close()
+            raise RuntimeError(
+                f"{self.path} has results schema version {version}, made by a newer sandworld-runtime than this "
+                f"one (schema {SCHEMA_VERSION}): run that version on this data folder, or give this server "
+                "another --data-dir")
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            have = {row[1] for row in self.db.execute("PRAGMA table_info(results)")}
+            for name, kind in _ADDED:
+                if name not in have:
+                    self.db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     def put_many(self, rows: list) -> None:
         """Store ended episodes: each row is (summary, evaluation, trace, end_state, project)."""
