@@ -32,7 +32,7 @@ from ..engine.users import ASK_USER
 from ..store import DataFolder
 from ..verify import custom, vocabulary
 from ..worlds import get_world, registry
-from . import events
+from . import events, reads
 from .idempotent import run_keyed
 from .keys import IdempotencyKeys
 from .reply import Reply
@@ -289,6 +289,11 @@ class Service(RunOps):
         (``status: "ended"``) once it has left memory."""
         return self.engine.describe(episode_id, project)
 
+    async def episode_json(self, episode_id: str, *, project: str | None = None) -> bytes:
+        """``episode`` as JSON, without holding the event loop for a long trace
+        or a read of the results store (``reads.py``)."""
+        return await reads.episode_json(self.engine, episode_id, project)
+
     def episodes(self, status: str | None = None, environment: str | None = None, task_id: str | None = None,
                  page: PageRequest = PageRequest(), *, project: str | None = None) -> dict:
         """Episodes, live and ended, filtered, in pages of stable (id) order."""
@@ -303,6 +308,11 @@ class Service(RunOps):
 
     def state(self, episode_id: str, collections: list | None = None, *, project: str | None = None) -> dict:
         return views.state(self.engine.get(episode_id, project), collections)
+
+    async def state_json(self, episode_id: str, collections: list | None = None, *,
+                         project: str | None = None) -> bytes:
+        """``state`` as JSON, a large state encoded in slices (``reads.py``)."""
+        return await reads.state_json(self.engine.get(episode_id, project), collections)
 
     # -- snapshots -----------------------------------------------------------------
 

@@ -3,7 +3,7 @@ memory, retention, compaction.
 
 Every piece of work here runs on the event loop between requests, so none
 may hold it for long: endings are scored and results stored a few at a time,
-and the sweeper yields once a turn has used ``TURN`` seconds. (Measured in
+and the sweeper yields once a turn has used ``reads.TURN`` seconds. (Measured in
 the soak: storing 50 results in one turn, packing their traces, held the
 loop for 100-500 ms, and ``/healthz`` p99 went to 220-370 ms.)
 """
@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 from ..engine.lifetimes import return_memory
+from .reads import Turn
 
 log = logging.getLogger("sandworld.service")
 
-TURN = 0.01  # seconds of sweeping between two yields to the event loop
 _END_SLICE = 16  # endings scored per step of a turn
 _STORE_SLICE = 4  # results packed and written per step of a turn (one transaction each)
 
@@ -27,7 +26,7 @@ async def sweep_forever(engine, data) -> None:
     """End episodes past their deadlines (idle, timeout, step_limit) and log
     them; store the results of ended episodes; drop results past the
     retention; hand memory back to the OS after many episodes were freed;
-    compact the log when it has grown. Each in steps, yielding every ``TURN``."""
+    compact the log when it has grown. Each in steps, yielding every ``reads.TURN`` seconds."""
     period = max(0.25, min(60.0, engine.settings.idle_timeout / 4))
     trimmed_at = 0
     while True:
@@ -46,8 +45,8 @@ async def sweep_forever(engine, data) -> None:
 
 async def sweep_once(engine, data) -> None:
     """One pass: end what is due, store what ended, prune the results store,
-    yielding to the loop every ``TURN`` seconds."""
-    turn = _Turn()
+    yielding to the loop every ``reads.TURN`` seconds."""
+    turn = Turn()
     while True:
         freed = engine.freed
         ended = engine.sweep(most=_END_SLICE)  # ends and frees up to _END_SLICE each
@@ -59,18 +58,6 @@ async def sweep_once(engine, data) -> None:
         await turn.step()
     if data.results is not None:
         data.results.prune()
-
-
-class _Turn:
-    """Yields to the event loop once ``TURN`` seconds were spent since the last yield."""
-
-    def __init__(self):
-        self.since = time.perf_counter()
-
-    async def step(self) -> None:
-        if time.perf_counter() - self.since >= TURN:
-            await asyncio.sleep(0)
-            self.since = time.perf_counter()
 
 
 async def sweep_runs_forever(svc, period: float = 2.0) -> None:

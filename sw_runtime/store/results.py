@@ -119,9 +119,11 @@ class Results:
         return None if row is None or (project is not None and row[1] != project) else row[0]
 
     def get(self, episode_id: str, *, trace: bool = True, end_state: bool = False,
-            project: str | None = None) -> dict | None:
+            project: str | None = None, raw_trace: bool = False) -> dict | None:
         """An ended episode as ``GET /episodes/{id}`` shows it, or None (also
-        for another project's, when ``project`` is given)."""
+        for another project's, when ``project`` is given). ``raw_trace``: the
+        trace as its stored JSON (an ``orjson.Fragment``), not decoded, for a
+        caller that encodes the answer with orjson. Safe to call from a thread."""
         row = self.db.execute(
             "SELECT summary, evaluation, trace, end_state, project FROM results WHERE episode_id = ?", (episode_id,)
         ).fetchone()
@@ -129,7 +131,7 @@ class Results:
             return None
         body = _unpack(row[0])
         if trace:
-            body["trace"] = _unpack(row[2])
+            body["trace"] = orjson.Fragment(zlib.decompress(row[2])) if raw_trace else _unpack(row[2])
         body["evaluation"] = _unpack(row[1])
         if end_state:
             body["end_state"] = _unpack(row[3])
