@@ -116,9 +116,11 @@ class Service(RunOps):
 
     def metrics(self) -> dict:
         """Counts for ``/metrics``: steps, creates, submits by world, refusals
-        by code, live episodes, idempotency keys remembered."""
-        return {**self.engine.tally.snapshot(), "live_episodes": len(self.engine.episodes),
-                "idempotency_keys": len(self.keys)}
+        by code, live episodes (open or being scored: what the cap counts, and
+        ``/healthz`` ``open``), episodes held in memory (those and ended ones
+        kept a while: ``/healthz`` ``episodes``), idempotency keys remembered."""
+        return {**self.engine.tally.snapshot(), "live_episodes": self.engine.live,
+                "held_episodes": len(self.engine.episodes), "idempotency_keys": len(self.keys)}
 
     def listen(self, listener) -> None:
         """Call ``listener(event, project, data)`` for each lifecycle event
