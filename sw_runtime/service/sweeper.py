@@ -1,5 +1,5 @@
 """The background sweeps: endings past their deadlines (idle, over-age, runs that are due),
-memory, retention, compaction.
+memory, retention, compaction, the results store's checkpoints.
 
 Every piece of work here runs on the event loop between requests, so none
 may hold it for long: endings are scored and results stored a few at a time,
@@ -54,10 +54,14 @@ async def sweep_once(engine, data) -> None:
         if ended < _END_SLICE and engine.freed - freed < _END_SLICE:
             break
         await turn.step()
-    while data.store_results(engine, _STORE_SLICE):
+    stored = 0
+    while n := data.store_results(engine, _STORE_SLICE):
+        stored += n
         await turn.step()
     if data.results is not None:
         data.results.prune()
+        if stored:
+            await asyncio.to_thread(data.results.checkpoint)  # its fsyncs off the loop
 
 
 async def sweep_runs_forever(svc, period: float = 2.0) -> None:

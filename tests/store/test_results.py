@@ -4,6 +4,7 @@ a real server started on such a folder)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 import zlib
@@ -127,3 +128,21 @@ def test_a_server_starts_on_a_folder_with_an_old_results_file(tmp_path):
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     finally:
         db.close()
+
+
+def test_commits_leave_the_wal_to_checkpoint_which_runs_on_its_own_connection(tmp_path):
+    path = str(tmp_path / "results.sqlite")
+    store = Results(path)
+    try:
+        rows = [_row(f"ep_{i:04d}", None) for i in range(1500)]
+        for row in rows:
+            row[2].append({"noise": os.urandom(3000).hex()})  # a page or two each, past an auto-checkpoint's 1,000
+        store.put_many(rows)
+        before = os.path.getsize(path)
+        assert os.path.getsize(path + "-wal") > 1000 * 4096  # the commit did not checkpoint (it runs on the loop)
+        assert before < 1 << 20
+        store.checkpoint()  # (the sweeper runs it in a thread)
+        assert os.path.getsize(path) > 1000 * 4096  # the rows are in the database file now
+        assert len(store) == 1500
+    finally:
+        store.close()
