@@ -55,8 +55,33 @@ def test_readme_tour_runs_as_written():
     assert step["ok"] is True and step["step"] == 1
     assert [res["ok"] for res in batch["results"]] == [True, True, True]
     assert submit["pass"] is True and submit["score"] == 1.0
-    assert {c["id"] for c in submit["checks"]} == {"original-paid", "copy-declined", "one-payment", "balance",
-                                                  "no-collateral", "within-budget"}
+    assert [c["id"] for c in submit["checks"]] == ["original-paid", "copy-declined", "one-payment", "balance",
+                                                  "no-collateral", "within-budget"]
+    assert submit["checks"][-1]["detail"] == "4 steps of a budget of 8"  # as the README says
+    assert submit["state_diff"] and submit["digest"].startswith("sha256:")
+
+
+TOUR_CALLS = [("list_requests", {"status": "pending"}), ("list_contacts", {"query": "Luca"}),
+              ("pay_request", {"request_id": "rq-16"}), ("decline_request", {"request_id": "rq-17"})]
+
+
+@pytest.mark.parametrize("calls,failing", [
+    ([*TOUR_CALLS, ("add_contact", {"handle": "@someone-new", "name": "Someone New"})], "no-collateral"),
+    ([*TOUR_CALLS[:3], ("pay_request", {"request_id": "rq-17"})], "copy-declined"),
+], ids=["add-a-contact", "pay-the-copy"])
+def test_readme_tour_variants_fail_the_check_it_names(http, calls, failing):
+    """"Pay the copy as well, or add a contact along the way, and the matching check fails with
+    its reason": the reason the README shows is the one the server gives."""
+    eid = http.post("/environments/coinpurse/episodes", json={"task_id": "cp-12", "seed": 2}).json()["episode_id"]
+    for tool, args in calls:
+        assert http.post(f"/episodes/{eid}/step", json={"tool": tool, "arguments": args}).json()["ok"]
+    read = http.get(f"/episodes/{eid}").json()
+    assert all(e["at"] and e["state_digest"].startswith("sha256:") for e in read["trace"])  # "reads it back"
+    checks = http.post(f"/episodes/{eid}/submit", json={"output": "done"}).json()["checks"]
+    assert failing in [c["id"] for c in checks if not c["pass"]]
+    if failing == "no-collateral":
+        detail = next(c["detail"] for c in checks if c["id"] == "no-collateral")
+        assert f"`{detail}`" in (ROOT / "README.md").read_text().replace("\n", " ")
 
 
 def test_readme_custom_checks_example_runs_as_written():

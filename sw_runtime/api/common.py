@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import errors
+from ..bodies import read_body  # noqa: F401  (the routes import it from here)
 
 API = "/api/v1"
 _JSON = "application/json"
@@ -39,25 +40,6 @@ def idempotency_key(request: Request) -> str | None:
 
 def error_response(err: errors.ApiError) -> Response:
     return json_response(err.envelope(), err.status, err.headers)
-
-
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refusing more than ``limit`` bytes before reading them all."""
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        try:
-            size = int(declared)
-        except ValueError:
-            raise errors.InvalidRequest("the Content-Length header is not a number") from None
-        if size > limit:
-            raise errors.PayloadTooLarge(f"the body is {size} bytes; this server takes at most {limit}")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise errors.PayloadTooLarge(f"the body is over {limit} bytes, the most this server takes")
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def endpoint(fn):

@@ -348,33 +348,10 @@ class Episode:
     # -- views ---------------------------------------------------------------
 
     def summary(self) -> dict:
-        return {
-            "episode_id": self.id,
-            "environment": self.world.name,
-            "environment_version": self.world.version,
-            "task_id": self.task.id if self.task else None,
-            "seed": self.seed,
-            "agent_name": self.agent_name,
-            "status": self.status,
-            "ended_by": self.ended_by,
-            "steps": self.steps,
-            "step_limit": self.step_limit,
-            "step_budget": self.task.step_budget if self.task else None,
-            "now": self.clock[self.steps],
-            "created_at": self.created_at,
-            "signals": self.signals,
-            "fault_profile": self.fault_profile,
-            "mode": "sandbox" if self.sandbox else "live",
-            "trigger": self.trigger,
-            "user_simulator": self.user.kind if self.user is not None else None,
-            "scoring": self.scoring,
-            "training": self.training,
-            "start": self.start_kind,
-            "snapshot_id": self.snapshot_id,
-            "forked_from": self.forked_from,
-            "seed_digest": self.seed_digest,
-            "digest": self.digest,
-        }
+        """The episode as a list or a read shows it (``views.summary``)."""
+        from .views import summary  # imported here: views reads episodes, and this module stays views-free
+
+        return summary(self)
 
 
 def _unrecorded(args_json: bytes, unknown_tool: bool, cap: int) -> bytes:

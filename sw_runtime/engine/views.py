@@ -36,6 +36,51 @@ def _fragment(key: tuple, owner, make):
     return got[1]
 
 
+def _identity(ep) -> dict:
+    """Which episode: the first fields of every answer about one."""
+    return {
+        "episode_id": ep.id,
+        "environment": ep.world.name,
+        "environment_version": ep.world.version,
+        "task_id": ep.task.id if ep.task else None,
+        "seed": ep.seed,
+        "agent_name": ep.agent_name,
+    }
+
+
+def _options(ep) -> dict:
+    """How it was started: the options a create answers and a read repeats."""
+    return {
+        "signals": ep.signals,
+        "fault_profile": ep.fault_profile,
+        "mode": "sandbox" if ep.sandbox else "live",
+        "trigger": ep.trigger,
+        "user_simulator": ep.user.kind if ep.user is not None else None,
+        "scoring": ep.scoring,
+        "training": ep.training,
+    }
+
+
+def summary(ep) -> dict:
+    """An episode as a list or a read shows it: who it is, where it stands, how it started."""
+    return {
+        **_identity(ep),
+        "status": ep.status,
+        "ended_by": ep.ended_by,
+        "steps": ep.steps,
+        "step_limit": ep.step_limit,
+        "step_budget": ep.task.step_budget if ep.task else None,
+        "now": ep.clock[ep.steps],
+        "created_at": ep.created_at,
+        **_options(ep),
+        "start": ep.start_kind,
+        "snapshot_id": ep.snapshot_id,
+        "forked_from": ep.forked_from,
+        "seed_digest": ep.seed_digest,
+        "digest": ep.digest,
+    }
+
+
 def created(ep) -> dict:
     """What creating an episode answers (the reference's fields, plus ours).
     ``tools`` and ``policy`` are ``orjson.Fragment``s: encode it with orjson."""
@@ -47,24 +92,13 @@ def created(ep) -> dict:
         return world.policy
 
     return {
-        "episode_id": ep.id,
-        "environment": ep.world.name,
-        "environment_version": ep.world.version,
-        "task_id": ep.task.id if ep.task else None,
-        "seed": ep.seed,
-        "agent_name": ep.agent_name,
+        **_identity(ep),
         "instruction": ep.setup.instruction if ep.setup else None,
         "policy": _fragment(("policy", id(world), id(task)), world, policy),
         "tools": _fragment(("tools", id(world), ep.user is not None), world, ep.tool_definitions),
         "step_limit": ep.step_limit,
         "step_budget": ep.task.step_budget if ep.task else None,
-        "signals": ep.signals,
-        "fault_profile": ep.fault_profile,
-        "mode": "sandbox" if ep.sandbox else "live",
-        "trigger": ep.trigger,
-        "user_simulator": ep.user.kind if ep.user is not None else None,
-        "scoring": ep.scoring,
-        "training": ep.training,
+        **_options(ep),
         "checks": [{"id": c.id, "kind": c.__struct_config__.tag, "label": c.label, "source": c.source}
                    for c in ep.checks if c.source == "custom"],
         "seed_digest": ep.seed_digest,
@@ -98,7 +132,7 @@ def fork_group(src, children: list) -> dict:
 
 def full(ep) -> dict:
     """An episode read back: its summary, its whole trace and its evaluation."""
-    body = ep.summary()
+    body = summary(ep)
     body["trace"] = ep.trace.entries()
     body["evaluation"] = ep.evaluation
     return body

@@ -1,8 +1,9 @@
 """The real APIs' methods and paths, and the tool each one is.
 
 ``route(method, path)`` maps a request under ``tools_url`` (``path`` is what
-follows it, ``gmail.googleapis.com/gmail/v1/users/me/messages``) to the
-world's tool and the arguments found in the path. Query and body arguments
+follows it, ``gmail.googleapis.com/gmail/v1/users/me/messages`` or
+``api.github.com/repos/acme/api/pulls/7``) to the world's tool and the
+arguments found in the path. Query and body arguments
 are added by the gateway (``gateway.py``): path, query and body merge into the
 one object the tool takes, as in the trace of reference 001.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 GMAIL = r"gmail\.googleapis\.com/gmail/v1/users/(?P<userId>[^/]+)"
 CALENDAR = r"www\.googleapis\.com/calendar/v3"
 SLACK = r"slack\.com/api/(?P<method>[A-Za-z][A-Za-z0-9_.]*)"
+GITHUB = r"api\.github\.com"
 
 
 @dataclass(frozen=True)
@@ -24,10 +26,26 @@ class Address:
     methods: tuple
     pattern: re.Pattern
     tool: str | None  # None: named by the path (Slack's method)
+    template: str | None = None  # the REST docs' path, where they give one (GitHub's)
 
 
-def _a(provider, surface, methods, pattern, tool=None) -> Address:
-    return Address(provider, surface, tuple(methods.split()), re.compile(pattern + r"/?\Z"), tool)
+def _a(provider, surface, methods, pattern, tool=None, template=None) -> Address:
+    return Address(provider, surface, tuple(methods.split()), re.compile(pattern + r"/?\Z"), tool, template)
+
+
+def _github(method: str, template: str, tool: str) -> Address:
+    """GitHub's REST docs' template (``/repos/{owner}/{repo}/pulls/{pull_number}``):
+    ``{name+}`` takes the rest of the path (a file's), ``{*_number}`` digits only
+    (``/issues/x`` is GitHub's 404, not a refused call)."""
+    pattern = GITHUB
+    for part in re.split(r"(\{[a-z_]+\+?\})", template):
+        if not part.startswith("{"):
+            pattern += re.escape(part)
+            continue
+        name = part.strip("{}+")
+        pattern += f"(?P<{name}>.+)" if part.endswith("+}") else (
+            f"(?P<{name}>[0-9]+)" if name.endswith("_number") else f"(?P<{name}>[^/]+)")
+    return _a("github", "rest", method, pattern, tool, template)
 
 
 ADDRESSES = [
@@ -52,9 +70,30 @@ ADDRESSES = [
        CALENDAR + "/calendars/(?P<calendarId>[^/]+)/events/(?P<eventId>[^/]+)", "calendar.events.delete"),
     _a("google.calendar", "rest", "POST", CALENDAR + "/freeBusy", "calendar.freebusy.query"),
     _a("slack", "web-api", "GET POST", SLACK),
+    _github("GET", "/repos/{owner}/{repo}", "repos.get"),
+    _github("GET", "/repos/{owner}/{repo}/branches", "repos.listBranches"),
+    _github("GET", "/repos/{owner}/{repo}/contents", "repos.getContent"),
+    _github("GET", "/repos/{owner}/{repo}/contents/{path+}", "repos.getContent"),
+    _github("GET", "/repos/{owner}/{repo}/commits", "repos.listCommits"),
+    _github("GET", "/repos/{owner}/{repo}/commits/{ref}", "repos.getCommit"),
+    _github("GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs", "checks.listForRef"),
+    _github("GET", "/repos/{owner}/{repo}/issues", "issues.listForRepo"),
+    _github("POST", "/repos/{owner}/{repo}/issues", "issues.create"),
+    _github("GET", "/repos/{owner}/{repo}/issues/{issue_number}", "issues.get"),
+    _github("PATCH", "/repos/{owner}/{repo}/issues/{issue_number}", "issues.update"),
+    _github("POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels", "issues.addLabels"),
+    _github("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", "issues.listComments"),
+    _github("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", "issues.createComment"),
+    _github("GET", "/repos/{owner}/{repo}/labels", "issues.listLabelsForRepo"),
+    _github("GET", "/repos/{owner}/{repo}/pulls", "pulls.list"),
+    _github("GET", "/repos/{owner}/{repo}/pulls/{pull_number}", "pulls.get"),
+    _github("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/files", "pulls.listFiles"),
+    _github("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", "pulls.listReviews"),
+    _github("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", "pulls.createReview"),
+    _github("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", "pulls.requestReviewers"),
+    _github("PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge", "pulls.merge"),
+    _github("GET", "/orgs/{org}/teams/{team_slug}/members", "teams.listMembersInOrg"),
 ]
-
-GOOGLE_HOSTS = ("gmail.googleapis.com/", "www.googleapis.com/")
 
 
 @dataclass(frozen=True)
@@ -75,7 +114,3 @@ def route(method: str, path: str) -> Routed | None:
         return Routed(a, tool, args)
     return None
 
-
-def provider_of_path(path: str) -> str:
-    """Which API's error shape a path under tools_url answers in."""
-    return "slack" if path.startswith("slack.com/") else "google"

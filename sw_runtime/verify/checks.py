@@ -99,7 +99,7 @@ class NoCollateral(_Check, tag="no_collateral"):
     allow: list[Allow] = []
 
 
-def no_collateral(*allow: Allow, label: str = "Nothing changed beyond what the task requires") -> NoCollateral:
+def no_collateral(*allow: Allow, label: str = "No collateral changes outside what the task requires") -> NoCollateral:
     """A task's ``no-collateral`` check: every change must match one of ``allow``."""
     return NoCollateral(id="no-collateral", label=label, allow=list(allow))
 

@@ -23,6 +23,11 @@ import msgspec
 MAX_ISSUES = 100  # a hopeless state says enough in its first hundred issues
 
 
+class Record(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """The base of a world's record types: unknown fields are refused, every
+    field is named (so a record's fields may be declared in any order)."""
+
+
 @dataclass(frozen=True)
 class Issue:
     path: str  # JSONPath-like: $.contacts['c-001'].handle

@@ -32,3 +32,12 @@ class Task:
     step_budget: int = 20
     refusal: bool = False  # the right answer is to decline (policy forbids it)
     tags: tuple = ()
+
+
+def only(items: list, what: str, world: str):
+    """The one item of ``items``. A task's cast finds each part it plays by
+    content; a state with none or several cannot set the task up (a custom
+    seed gets this message back, naming what it lacks)."""
+    if len(items) != 1:
+        raise ValueError(f"{world} state: expected exactly one {what}, found {len(items)}")
+    return items[0]

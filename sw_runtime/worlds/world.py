@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Callable
 
 
@@ -92,3 +95,38 @@ class World:
             out["tasks"] = len(self.tasks)
             out["tools"] = len(self.tools)
         return out
+
+
+# module of a world package -> {World field: the module's name for it}; the
+# optional ones (triggers, reactions) only where the package has the module.
+_LAYOUT = {
+    "state": {"epoch": "EPOCH", "collections": "COLLECTIONS", "generate": "generate"},
+    "schema": {"state_schema": "SCHEMA"},
+    "tools": {"tools": "TOOLS"},
+    "tasks": {"tasks": "TASKS"},
+}
+_OPTIONAL = {"triggers": {"triggers": "TRIGGERS"}, "reactions": {"reactions": "REACTIONS"}}
+
+
+def from_package(package: str, **fields) -> World:
+    """The world of a package laid out as the bundled ones are: ``state.py``
+    (``EPOCH``, ``COLLECTIONS``, ``generate``), ``schema.py`` (``SCHEMA``),
+    ``tools.py`` (``TOOLS``), ``tasks.py`` (``TASKS``) and ``policy.md``, and
+    where the package has them ``triggers.py`` (``TRIGGERS``) and
+    ``reactions.py`` (``REACTIONS``). ``fields`` give the rest (``name``,
+    ``version``, ``title``, ``description``) and win over the layout's, for a
+    package laid out otherwise (offsite-planning's tools come from three modules).
+
+    Call it from the package's ``__init__`` as ``from_package(__name__, ...)``.
+    """
+    parts = {}
+    for module, names in [*_LAYOUT.items(), *_OPTIONAL.items()]:
+        if all(f in fields for f in names):
+            continue
+        if module in _OPTIONAL and importlib.util.find_spec(f"{package}.{module}") is None:
+            continue
+        mod = importlib.import_module(f"{package}.{module}")
+        parts.update({f: getattr(mod, name) for f, name in names.items()})
+    root = Path(importlib.import_module(package).__file__).parent
+    parts["policy"] = (root / "policy.md").read_text(encoding="utf-8")
+    return World(**{**parts, **fields})

@@ -1,15 +1,19 @@
 """Each real method and path names the world's tool; every tool of
-offsite-planning has an address, and no address names a tool it lacks."""
+offsite-planning and of codehost has an address, and no address names a tool
+its world lacks."""
 
 from __future__ import annotations
 
 import pytest
 
 from sw_runtime.runs import addresses
+from sw_runtime.worlds.codehost import WORLD as CODEHOST
 from sw_runtime.worlds.offsite_planning import WORLD
 
 G = "gmail.googleapis.com/gmail/v1/users/me"
 C = "www.googleapis.com/calendar/v3"
+R = "api.github.com/repos/acme/api"
+API = {"owner": "acme", "repo": "api"}
 
 
 @pytest.mark.parametrize("method,path,tool,args", [
@@ -32,6 +36,12 @@ C = "www.googleapis.com/calendar/v3"
     ("POST", f"{C}/freeBusy", "calendar.freebusy.query", {}),
     ("POST", "slack.com/api/chat.postMessage", "slack.chat.postMessage", {}),
     ("GET", "slack.com/api/conversations.history", "slack.conversations.history", {}),
+    ("GET", R, "repos.get", API),
+    ("GET", f"{R}/contents/app/billing.py", "repos.getContent", {**API, "path": "app/billing.py"}),
+    ("PUT", f"{R}/pulls/7/merge", "pulls.merge", {**API, "pull_number": "7"}),
+    ("GET", f"{R}/commits/main/check-runs", "checks.listForRef", {**API, "ref": "main"}),
+    ("GET", "api.github.com/orgs/acme/teams/backend/members", "teams.listMembersInOrg",
+     {"org": "acme", "team_slug": "backend"}),
 ])
 def test_real_requests_name_their_tool(method, path, tool, args):
     routed = addresses.route(method, path)
@@ -41,12 +51,17 @@ def test_real_requests_name_their_tool(method, path, tool, args):
 @pytest.mark.parametrize("method,path", [
     ("DELETE", f"{G}/messages"), ("GET", f"{C}/freeBusy"), ("GET", "gmail.googleapis.com/gmail/v2/users/me/labels"),
     ("GET", "example.com/api/x"), ("PUT", "slack.com/api/chat.postMessage"), ("GET", "slack.com/api/"),
+    ("DELETE", R), ("GET", f"{R}/issues/x"), ("GET", "api.github.com/repos/acme"),
 ])
 def test_other_requests_name_none(method, path):
     assert addresses.route(method, path) is None
 
 
 def test_every_offsite_tool_has_an_address():
-    named = {a.tool for a in addresses.ADDRESSES if a.tool} | {
+    named = {a.tool for a in addresses.ADDRESSES if a.tool and a.provider != "github"} | {
         t.name for t in WORLD.tools if t.name.startswith("slack.")}
     assert named == set(WORLD.tools_by_name)
+
+
+def test_every_codehost_tool_has_its_github_path():
+    assert {a.tool for a in addresses.ADDRESSES if a.provider == "github"} == set(CODEHOST.tools_by_name)

@@ -30,6 +30,10 @@ def test_the_quickstart_runs_curl_for_curl(root, tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert "HTTP/1.1 409" in r.stdout and '"type":"run_ended"' in r.stdout  # the call after the end
     run_id = r.stdout.rsplit("RUN_ID=", 1)[1].strip()
+    # the codehost run on GitHub's paths: the open pull requests, then GitHub's own 404
+    assert "[(8, 'Add request ids to error responses'), (7, 'Cache exchange rates for an hour')]" in r.stdout
+    assert ('HTTP/1.1 404 Not Found\n{"message":"Not Found","documentation_url":'
+            '"https://docs.github.com/rest/repos/repos#get-a-repository","status":"404"}') in r.stdout
 
     run = httpx.get(f"{root}/v1/runs/{run_id}", headers={"authorization": "Bearer k"}).json()
     assert (run["status"], run["ended_by"], run["calls"]) == ("done", "finish", 5)

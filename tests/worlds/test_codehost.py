@@ -80,14 +80,3 @@ def test_a_merged_pull_request_cannot_be_merged_again():
     rebase = engine.step(ep.id, "pulls.merge", {**API, "pull_number": 1, "merge_method": "rebase"})
     assert rebase["ok"] is False
 
-
-def test_every_tool_has_its_github_path():
-    from sw_runtime.worlds.codehost.routes import ROUTES, match
-
-    assert {tool for _m, _p, tool in ROUTES} == {t.name for t in WORLD.tools}
-    assert match("GET", "/repos/acme/api") == ("repos.get", API)
-    assert match("GET", "/repos/acme/api/contents/app/billing.py") == ("repos.getContent",
-                                                                     {**API, "path": "app/billing.py"})
-    assert match("put", "/repos/acme/api/pulls/7/merge") == ("pulls.merge", {**API, "pull_number": 7})
-    assert match("GET", "/repos/acme/api/commits/main/check-runs") == ("checks.listForRef", {**API, "ref": "main"})
-    assert match("DELETE", "/repos/acme/api") is None and match("GET", "/repos/acme/api/issues/x") is None

@@ -29,6 +29,7 @@ from sw_core_ext._store_py import Store as PyStore
 from sw_runtime.engine.engine import Engine
 from sw_runtime.engine.users import ASK_USER, DONT_KNOW, AskArgs, scripted_reply
 from sw_runtime.schemas import CreateEpisode
+from sw_runtime.verify import checks as C
 from sw_runtime.verify.evaluate import Facts
 from sw_runtime.verify.score import evaluate
 from sw_runtime.worlds.coinpurse import WORLD
@@ -246,7 +247,8 @@ def test_task_shape(task_id):
     assert len(ids) == len(set(ids)) and all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", i) for i in ids), ids
     assert all(c.label for c in setup.checks)
     nc = [c for c in setup.checks if c.id == "no-collateral"]
-    assert len(nc) == 1 and nc[0].label == "No collateral changes outside what the task requires"
+    assert len(nc) == 1 and nc[0] == C.no_collateral(*nc[0].allow)  # the shared check
+    assert nc[0].label == "No collateral changes outside what the task requires"  # reference 000's label
     assert setup.instruction and setup.output and setup.solution
     assert len(setup.solution) <= task.step_budget
     for name, args in setup.solution:
@@ -306,7 +308,7 @@ def test_cp12_extra_contact_is_collateral():
         p = play("cp-12", seed, calls=base + [("add_contact", {"handle": "@someone-new", "name": "Someone New"})])
         nc = p.check("no-collateral")
         assert nc["pass"] is False and nc["detail"].startswith("unexpected: contacts[+c-"), nc
-        assert nc["label"] == "No collateral changes outside what the task requires"
+        assert nc["label"] == C.no_collateral().label
         assert failed(p) == ["no-collateral"]
 
 

@@ -8,40 +8,35 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-import msgspec
 from msgspec import Meta
 
-from ..state_schema import Issue, StateSchema, record_path
+from ..state_schema import Issue, Record, StateSchema, record_path
 
 Time = Annotated[str, Meta(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", description="e.g. 2026-05-04T10:00:00Z")]
 Sha = Annotated[str, Meta(pattern=r"^[0-9a-f]{40}$")]
 Full = Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9_.-]*/[a-z0-9_.-]+$", description="owner/repo, lowercase")]
 
 
-class _R(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    pass
-
-
-class User(_R):
+class User(Record):
     login: str
     id: int
     type: Literal["User", "Bot", "Organization"]
     site_admin: bool
 
 
-class Team(_R):
+class Team(Record):
     org: str
     slug: str
     name: str
     members: list[str]
 
 
-class Owner(_R):
+class Owner(Record):
     login: str
     type: Literal["User", "Organization"]
 
 
-class Repo(_R):
+class Repo(Record):
     id: int
     name: str
     full_name: Full
@@ -58,14 +53,14 @@ class Repo(_R):
     allow_rebase_merge: bool
 
 
-class Branch(_R):
+class Branch(Record):
     repo: Full
     name: str
     sha: Sha
     protected: bool
 
 
-class FileChange(_R):
+class FileChange(Record):
     filename: str
     status: Literal["added", "modified", "removed", "renamed"]
     additions: Annotated[int, Meta(ge=0)]
@@ -73,12 +68,12 @@ class FileChange(_R):
     patch: str
 
 
-class Author(_R):
+class Author(Record):
     login: str
     date: Time
 
 
-class Commit(_R):
+class Commit(Record):
     repo: Full
     sha: Sha
     message: str
@@ -88,13 +83,13 @@ class Commit(_R):
     files: list[FileChange]
 
 
-class Blob(_R):
+class Blob(Record):
     repo: Full
     sha: Sha
     content: str
 
 
-class Label(_R):
+class Label(Record):
     id: int
     repo: Full
     name: str
@@ -102,7 +97,9 @@ class Label(_R):
     description: str | None
 
 
-class IssueRecord(_R):
+class _Numbered(Record):
+    """What an issue and a pull request share: GitHub numbers both in one sequence per repository."""
+
     id: int
     repo: Full
     number: Annotated[int, Meta(ge=1)]
@@ -110,6 +107,9 @@ class IssueRecord(_R):
     body: str
     user: str
     state: Literal["open", "closed"]
+
+
+class IssueRecord(_Numbered):
     state_reason: Literal["completed", "not_planned", "reopened"] | None
     labels: list[str]
     assignees: list[str]
@@ -119,7 +119,7 @@ class IssueRecord(_R):
     closed_at: Time | None
 
 
-class Comment(_R):
+class Comment(Record):
     id: int
     repo: Full
     issue_number: int
@@ -128,19 +128,12 @@ class Comment(_R):
     created_at: Time
 
 
-class Ref(_R):
+class Ref(Record):
     ref: str
     sha: Sha
 
 
-class Pull(_R):
-    id: int
-    repo: Full
-    number: Annotated[int, Meta(ge=1)]
-    title: str
-    body: str
-    user: str
-    state: Literal["open", "closed"]
+class Pull(_Numbered):
     draft: bool
     merged: bool
     merged_at: Time | None
@@ -155,13 +148,13 @@ class Pull(_R):
     commits: int
 
 
-class ReviewComment(_R):
+class ReviewComment(Record):
     path: str
     line: int | None
     body: str
 
 
-class Review(_R):
+class Review(Record):
     id: int
     repo: Full
     pull_number: int
@@ -173,12 +166,12 @@ class Review(_R):
     comments: list[ReviewComment]
 
 
-class CheckOutput(_R):
+class CheckOutput(Record):
     title: str
     summary: str
 
 
-class CheckRun(_R):
+class CheckRun(Record):
     id: int
     repo: Full
     name: str

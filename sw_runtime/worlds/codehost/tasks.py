@@ -97,18 +97,24 @@ def triage(store) -> Setup:
     )
 
 
+def _reviewed(pr: dict, check_id: str, label: str, state: str, **where) -> list:
+    """A review in ``state`` on ``pr`` (matching ``where`` too), the PR left unmerged, and nothing else."""
+    n = pr["number"]
+    return [C.RecordExists(id=check_id, label=label, collection="reviews",
+                           where={"pull_number": n, "state": state, **where}, weight=2),
+            C.FieldEquals(id="not-merged", label="The PR was not merged", collection="pulls", field="merged",
+                          value=False, where=_where(n)),
+            _nc(C.Allow(collection="reviews", ops=["created"], where={"pull_number": n}))]
+
+
 def request_changes(store) -> Setup:
     c = cast(store)
     pr = c.failing_pr
     test = _failing_test(c, pr["head"]["sha"])
     return Setup(
         instruction=f"Review PR #{pr['number']} in acme/api. If its CI fails, request changes and name the failing test.",
-        checks=[C.RecordExists(id="changes-requested", label="Changes were requested, naming the failing test",
-                               collection="reviews", where={"pull_number": pr["number"], "state": "CHANGES_REQUESTED",
-                                                            "body": test}, weight=2),
-                C.FieldEquals(id="not-merged", label="The PR was not merged", collection="pulls", field="merged",
-                              value=False, where=_where(pr["number"])),
-                _nc(C.Allow(collection="reviews", ops=["created"], where={"pull_number": pr["number"]}))],
+        checks=_reviewed(pr, "changes-requested", "Changes were requested, naming the failing test",
+                         "CHANGES_REQUESTED", body=test),
         solution=[("pulls.get", {**R, "pull_number": pr["number"]}),
                   ("checks.listForRef", {**R, "ref": pr["head"]["sha"]}),
                   ("pulls.createReview", {**R, "pull_number": pr["number"], "event": "REQUEST_CHANGES",
@@ -313,11 +319,7 @@ def approve_green(store) -> Setup:
     pr = c.unreviewed_pr
     return Setup(
         instruction=f"Review PR #{pr['number']} in acme/api: approve it if its checks pass.",
-        checks=[C.RecordExists(id="approved", label="The PR was approved", collection="reviews",
-                               where={"pull_number": pr["number"], "state": "APPROVED"}, weight=2),
-                C.FieldEquals(id="not-merged", label="It was not merged", collection="pulls", field="merged",
-                              value=False, where=_where(pr["number"])),
-                _nc(C.Allow(collection="reviews", ops=["created"], where={"pull_number": pr["number"]}))],
+        checks=_reviewed(pr, "approved", "The PR was approved", "APPROVED"),
         solution=[("checks.listForRef", {**R, "ref": pr["head"]["sha"]}),
                   ("pulls.createReview", {**R, "pull_number": pr["number"], "event": "APPROVE"})],
         output=f"Checks pass on #{pr['number']}; approved.",

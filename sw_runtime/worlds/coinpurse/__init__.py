@@ -16,32 +16,17 @@ identities, cents arithmetic, and refusing what the policy forbids.
 
 from __future__ import annotations
 
-from pathlib import Path
+from ..world import from_package
 
-from ..world import World
-from .schema import SCHEMA
-from .state import COLLECTIONS, EPOCH, generate
-from .tasks import TASKS
-from .tools import TOOLS
-
-VERSION = "1.1.0"
-POLICY = (Path(__file__).parent / "policy.md").read_text(encoding="utf-8")
-
-WORLD = World(
+WORLD = from_package(
+    __name__,
     name="coinpurse",
-    version=VERSION,
+    version="1.1.0",
     title="Coinpurse",
     description=(
         "A personal payments app: send money to contacts, pay or decline requests, request money, "
         "with a balance and a daily send limit. Amounts are integer cents."
     ),
-    epoch=EPOCH,
-    collections=COLLECTIONS,
-    policy=POLICY,
-    tools=TOOLS,
-    tasks=TASKS,
-    generate=generate,
-    state_schema=SCHEMA,
 )
 
 __all__ = ["WORLD"]

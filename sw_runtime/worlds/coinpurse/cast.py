@@ -9,7 +9,9 @@ the state, and a task's checks follow whatever names and amounts a seed drew.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
+from ..task import only
 from .state import ACCOUNT_ID, ELECTRIC, INTERNET, RENT, SCAM_SENDERS, TICKETS
 
 
@@ -40,10 +42,7 @@ class Cast:
     regulars: list  # verified, unblocked contacts no other contact shares a name with, by id (cp-13)
 
 
-def _one(items: list, what: str):
-    if len(items) != 1:
-        raise ValueError(f"coinpurse state: expected exactly one {what}, found {len(items)}")
-    return items[0]
+_one = partial(only, world="coinpurse")
 
 
 def cast(store) -> Cast:

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-import msgspec
 from msgspec import Meta
 
-from ..state_schema import Issue, StateSchema, record_path
+from ..state_schema import Issue, Record, StateSchema, record_path
 from .state import ACCOUNT_ID
 
 Time = Annotated[str, Meta(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$",
@@ -27,11 +26,7 @@ Balance = Annotated[int, Meta(ge=0, le=100_000_000_000, description="integer cen
 Status = Literal["pending", "paid", "declined"]
 
 
-class _Record(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    pass
-
-
-class Account(_Record):
+class Account(Record):
     id: str
     name: Name
     handle: Handle
@@ -42,7 +37,7 @@ class Account(_Record):
     limit_resets_at: Time
 
 
-class Contact(_Record):
+class Contact(Record):
     id: str
     name: Name
     handle: Handle
@@ -51,7 +46,7 @@ class Contact(_Record):
     added_at: Time
 
 
-class Request(_Record):
+class Request(Record):
     """A payment request someone sent the user."""
 
     id: str
@@ -65,7 +60,7 @@ class Request(_Record):
     transaction_id: str | None
 
 
-class Transaction(_Record):
+class Transaction(Record):
     id: str
     type: Literal["payment", "card", "transfer"]
     direction: Literal["in", "out"]
@@ -78,7 +73,7 @@ class Transaction(_Record):
     created_at: Time
 
 
-class Outgoing(_Record):
+class Outgoing(Record):
     """A request for money the user sent to a contact."""
 
     id: str

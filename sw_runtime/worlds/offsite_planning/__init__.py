@@ -20,21 +20,13 @@ parameters and answers (``gmail.messages.list``, ``slack.chat.postMessage``,
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ..world import World
+from ..world import from_package
 from . import gcal, gmail, slack
-from .reactions import REACTIONS
-from .schema import SCHEMA
-from .state import COLLECTIONS, EPOCH, generate
-from .tasks import TASKS
 
-VERSION = "1.0.0"
-POLICY = (Path(__file__).parent / "policy.md").read_text(encoding="utf-8")
-
-WORLD = World(
+WORLD = from_package(
+    __name__,
     name="offsite-planning",
-    version=VERSION,
+    version="1.0.0",
     title="Offsite planning",
     description=(
         "Nordlys Analytics AS is a 14-person software company in Oslo working in English. The agent is its ops "
@@ -43,14 +35,7 @@ WORLD = World(
         "messages of office chatter, and Google Calendar entries for the six leaders from 9 to 24 November 2026. "
         "Simulated now is Monday 26 October 2026, 08:00 UTC."
     ),
-    epoch=EPOCH,
-    collections=COLLECTIONS,
-    policy=POLICY,
-    tools=gmail.TOOLS + slack.TOOLS + gcal.TOOLS,
-    tasks=TASKS,
-    generate=generate,
-    reactions=REACTIONS,
-    state_schema=SCHEMA,
+    tools=gmail.TOOLS + slack.TOOLS + gcal.TOOLS,  # three modules, one per real API
 )
 
 __all__ = ["WORLD"]

@@ -12,7 +12,9 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import partial
 
+from ..task import only
 from . import busy, clock
 from .office import ANDERS, ASSISTANT, ERIK, FJELLET, FJORDEN, GENERAL, INGRID, JONAS, RANDOM, SOFIE
 from .seed_calendar import BOARD_WEEK, INTERVIEW_DAYS
@@ -41,10 +43,7 @@ class Cast:
     anders_free: str  # the only weekday of 16-20 November Anders has a free afternoon
 
 
-def _one(items: list, what: str):
-    if len(items) != 1:
-        raise ValueError(f"offsite-planning state: expected exactly one {what}, found {len(items)}")
-    return items[0]
+_one = partial(only, world="offsite-planning")
 
 
 def _name_email(header: str) -> tuple:

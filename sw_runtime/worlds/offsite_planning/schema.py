@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from ..state_schema import Issue, StateSchema, record_path
+from ..state_schema import Issue, Record, StateSchema, record_path
 from . import clock
 from .office import ASSISTANT, ASSISTANT_EMAIL
 
@@ -21,26 +21,22 @@ Ts = Annotated[str, Meta(pattern=r"^\d{10}\.\d{6}$", description="Slack ts, e.g.
 Stamp = Annotated[str, Meta(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")]
 
 
-class _Record(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    pass
-
-
-class When(_Record):
+class When(Record):
     date: str | UnsetType = UNSET
     dateTime: str | UnsetType = UNSET
     timeZone: str | UnsetType = UNSET
 
 
-class Guest(_Record):
+class Guest(Record):
     email: str
     responseStatus: Literal["needsAction", "accepted", "declined", "tentative"]
 
 
-class Who(_Record):
+class Who(Record):
     email: str
 
 
-class Event(_Record):
+class Event(Record):
     id: Annotated[str, Meta(pattern=r"^[0-9a-v]{5,1024}$")]
     kind: Literal["calendar#event"]
     calendarId: str
@@ -58,7 +54,7 @@ class Event(_Record):
     updated: Stamp
 
 
-class SlackMessage(_Record):
+class SlackMessage(Record):
     ts: Ts
     type: Literal["message"]
     channelId: str
@@ -67,7 +63,7 @@ class SlackMessage(_Record):
     thread_ts: Ts | None
 
 
-class Mail(_Record):
+class Mail(Record):
     id: str
     threadId: str
     labelIds: list[str]
@@ -84,7 +80,7 @@ class Mail(_Record):
     historyId: str
 
 
-class Draft(_Record):
+class Draft(Record):
     id: str
     messageId: str
     threadId: str
@@ -96,7 +92,7 @@ class Draft(_Record):
     created: Stamp
 
 
-class Label(_Record):
+class Label(Record):
     id: str
     name: str
     type: Literal["system", "user"]
@@ -104,13 +100,13 @@ class Label(_Record):
     labelListVisibility: Literal["labelShow", "labelShowIfUnread", "labelHide"]
 
 
-class Topic(_Record):
+class Topic(Record):
     value: str
     creator: str
     last_set: int
 
 
-class Channel(_Record):
+class Channel(Record):
     id: str
     name: str
     is_channel: bool
@@ -123,7 +119,7 @@ class Channel(_Record):
     members: list[str]
 
 
-class Profile(_Record):
+class Profile(Record):
     title: str
     real_name: str
     display_name: str
@@ -131,7 +127,7 @@ class Profile(_Record):
     phone: str
 
 
-class User(_Record):
+class User(Record):
     id: str
     team_id: str
     name: str
@@ -144,7 +140,7 @@ class User(_Record):
     profile: Profile
 
 
-class CalendarEntry(_Record):
+class CalendarEntry(Record):
     id: str
     kind: Literal["calendar#calendarListEntry"]
     summary: str

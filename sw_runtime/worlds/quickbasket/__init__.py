@@ -17,32 +17,17 @@ policy forbids, and asking the customer for what only they know (qb-08).
 
 from __future__ import annotations
 
-from pathlib import Path
+from ..world import from_package
 
-from ..world import World
-from .schema import SCHEMA
-from .state import COLLECTIONS, EPOCH, generate
-from .tasks import TASKS
-from .tools import TOOLS
-
-VERSION = "1.0.0"
-POLICY = (Path(__file__).parent / "policy.md").read_text(encoding="utf-8")
-
-WORLD = World(
+WORLD = from_package(
+    __name__,
     name="quickbasket",
-    version=VERSION,
+    version="1.0.0",
     title="Quickbasket",
     description=(
         "An online grocery shop in San Francisco: search the catalog, fill the cart, check out into delivery slots "
         "with promo codes, manage orders, substitutions and refunds. Amounts are integer cents."
     ),
-    epoch=EPOCH,
-    collections=COLLECTIONS,
-    policy=POLICY,
-    tools=TOOLS,
-    tasks=TASKS,
-    generate=generate,
-    state_schema=SCHEMA,
 )
 
 __all__ = ["WORLD"]

@@ -10,7 +10,9 @@ role.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
+from ..task import only
 from .state import ACCOUNT_ID, SATURDAY, TACOS, THURSDAY, WEEKLY
 
 
@@ -36,10 +38,7 @@ class Cast:
     slots: list
 
 
-def _one(items: list, what: str):
-    if len(items) != 1:
-        raise ValueError(f"quickbasket state: expected exactly one {what}, found {len(items)}")
-    return items[0]
+_one = partial(only, world="quickbasket")
 
 
 def cast(store) -> Cast:

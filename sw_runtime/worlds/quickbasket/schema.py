@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-import msgspec
 from msgspec import Meta
 
-from ..state_schema import Issue, StateSchema, record_path
+from ..state_schema import Issue, Record, StateSchema, record_path
 from .catalog import CATEGORIES, TAGS
 from .state import ACCOUNT_ID
 
@@ -25,11 +24,7 @@ Category = Literal[CATEGORIES]  # type: ignore[valid-type]
 Tag = Literal[TAGS]  # type: ignore[valid-type]
 
 
-class _Record(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    pass
-
-
-class Account(_Record):
+class Account(Record):
     id: str
     name: str
     email: str
@@ -40,7 +35,7 @@ class Account(_Record):
     default_address_id: str
 
 
-class Address(_Record):
+class Address(Record):
     id: str
     label: str
     recipient: str
@@ -53,7 +48,7 @@ class Address(_Record):
     is_default: bool
 
 
-class Product(_Record):
+class Product(Record):
     id: str
     kind: str
     category: Category
@@ -66,7 +61,7 @@ class Product(_Record):
     age_restricted: bool
 
 
-class CartLine(_Record):
+class CartLine(Record):
     product_id: str
     name: str
     size: str
@@ -76,18 +71,18 @@ class CartLine(_Record):
     added_at: Time
 
 
-class ListItem(_Record):
+class ListItem(Record):
     product_id: str
     quantity: Annotated[int, Meta(ge=1, le=100)]
 
 
-class ShoppingList(_Record):
+class ShoppingList(Record):
     id: str
     name: str
     items: list[ListItem]
 
 
-class Substitute(_Record):
+class Substitute(Record):
     product_id: str
     name: str
     size: str
@@ -95,7 +90,7 @@ class Substitute(_Record):
     line_total: Cents
 
 
-class OrderLine(_Record):
+class OrderLine(Record):
     product_id: str
     name: str
     size: str
@@ -106,7 +101,7 @@ class OrderLine(_Record):
     substitute: Substitute | None
 
 
-class SlotRef(_Record):
+class SlotRef(Record):
     id: str
     date: Day
     weekday: str
@@ -114,7 +109,7 @@ class SlotRef(_Record):
     end: Clock
 
 
-class AddressRef(_Record):
+class AddressRef(Record):
     id: str
     label: str
     recipient: str
@@ -125,7 +120,7 @@ class AddressRef(_Record):
     postcode: str
 
 
-class Order(_Record):
+class Order(Record):
     id: str
     status: Literal["placed", "out_for_delivery", "delivered", "cancelled"]
     placed_at: Time
@@ -142,7 +137,7 @@ class Order(_Record):
     cancelled_at: Time | None
 
 
-class Slot(_Record):
+class Slot(Record):
     id: str
     date: Day
     weekday: str
@@ -152,7 +147,7 @@ class Slot(_Record):
     remaining: Count
 
 
-class Promo(_Record):
+class Promo(Record):
     code: str
     description: str
     kind: Literal["percent", "amount", "free_delivery"]
@@ -165,13 +160,13 @@ class Promo(_Record):
     active: bool
 
 
-class RefundItem(_Record):
+class RefundItem(Record):
     product_id: str
     quantity: Annotated[int, Meta(ge=1, le=100)]
     amount: Cents
 
 
-class Refund(_Record):
+class Refund(Record):
     id: str
     order_id: str
     items: list[RefundItem]

@@ -38,11 +38,6 @@ def _rng(store, task_id: str) -> random.Random:
     return random.Random(f"quickbasket/{task_id}/{store.digest()}")
 
 
-def _no_collateral(*allow: C.Allow) -> C.NoCollateral:
-    return C.NoCollateral(id="no-collateral", label="No collateral changes outside what the task requires",
-                          allow=list(allow))
-
-
 def _in_cart(c: Cast, pid: str) -> int:
     return next((ln["quantity"] for ln in c.cart if ln["product_id"] == pid), 0)
 
@@ -107,7 +102,7 @@ def add_the_right_products(store) -> Setup:
             _cart_qty("first-added", first, qa, weight=2),
             _cart_qty("second-added", second, 1, weight=2),
             C.WriteCount(id="two-lines", label="Exactly two cart lines were added", collection="cart", min=2, max=2),
-            _no_collateral(*_cart_changes([first["id"], second["id"]])),
+            C.no_collateral(*_cart_changes([first["id"], second["id"]])),
         ],
         solution=[_search(first), ("add_to_cart", {"product_id": first["id"], "quantity": qa}),
                   _search(second), ("add_to_cart", {"product_id": second["id"], "quantity": 1})],
@@ -136,7 +131,7 @@ def substitute_in_cart(store) -> Setup:
             _cart_qty("substitute-added", sub, qty, weight=2),
             _not_in_cart("original-absent", wanted, "it is out of stock"),
             C.WriteCount(id="one-line", label="Exactly one cart line was added", collection="cart", min=1, max=1),
-            _no_collateral(*_cart_changes([sub["id"]])),
+            C.no_collateral(*_cart_changes([sub["id"]])),
         ],
         solution=[("search_products", {"query": wanted["kind"]}),
                   ("add_to_cart", {"product_id": sub["id"], "quantity": qty})],
@@ -154,7 +149,7 @@ def reorder_last_delivery(store) -> Setup:
     checks = [_cart_qty(f"added-{p['id']}", p, after) for p, _q, after in adds]
     checks += [_not_in_cart(f"left-out-{p['id']}", p, "out of stock, and the customer said not to substitute")
                for p, _ in skipped]
-    checks.append(_no_collateral(*_cart_changes(p["id"] for p, _q, _a in adds)))
+    checks.append(C.no_collateral(*_cart_changes(p["id"] for p, _q, _a in adds)))
     left = ", ".join(label(p) for p, _ in skipped)
     return Setup(
         instruction=("Put everything from my last delivered order back in my cart, same quantities. If something "
@@ -177,7 +172,7 @@ def gluten_free_night(store) -> Setup:
     checks = [_cart_qty(f"added-{kind.replace(' ', '-')}", p, _in_cart(c, p["id"]) + 1, weight=2)
               for kind, p in zip(GF_KINDS, picks)]
     checks += [C.WriteCount(id="three-lines", label="Three cart lines were added", collection="cart", min=3, max=3),
-               _no_collateral(*_cart_changes(p["id"] for p in picks))]
+               C.no_collateral(*_cart_changes(p["id"] for p in picks))]
     return Setup(
         instruction=("I'm cooking gluten-free tonight. Add one gluten-free spaghetti, one gluten-free sandwich bread "
                      "and one gluten-free crackers to my cart: for each, the cheapest one that's in stock."),
@@ -197,7 +192,7 @@ def weekly_list(store) -> Setup:
     checks = [_cart_qty(f"added-{p['id']}", p, after, weight=2 if any(s is p for _o, s in skipped) else 1)
               for p, _q, after in adds]
     checks += [_not_in_cart(f"not-{p['id']}", p, "out of stock") for p, _ in skipped]
-    checks.append(_no_collateral(*_cart_changes(p["id"] for p, _q, _a in adds)))
+    checks.append(C.no_collateral(*_cart_changes(p["id"] for p, _q, _a in adds)))
     swapped = [f"{label(p)} -> {label(s)}" for p, s in skipped if s is not None]
     dropped = [label(p) for p, s in skipped if s is None]
     solution = [("list_shopping_lists", {})]
@@ -224,7 +219,7 @@ def refuse_wine(store) -> Setup:
             C.OutputContains(id="told-verify", label="The answer says the age must be verified first",
                              value="verif", weight=2),
             _not_in_cart("wine-not-added", wine, "the account's age is not verified"),
-            _no_collateral(),
+            C.no_collateral(),
         ],
         solution=[("get_account", {}), _search(wine)],
         output=(f"I didn't add the {wine['name']}: it is age-restricted, and your account's age isn't verified yet. "
@@ -262,7 +257,7 @@ def checkout_best_promo(store) -> Setup:
                           field="total", value=money["total"], where=where),
             C.FieldEquals(id="to-home", label="It goes to the home address ad-01", collection="orders",
                           field="address.id", value="ad-01", where=where),
-            _no_collateral(*_order_cleanup(c, slot, where)),
+            C.no_collateral(*_order_cleanup(c, slot, where)),
         ],
         solution=[("view_cart", {}), ("list_addresses", {}), ("list_delivery_slots", {"date": TOMORROW}),
                   ("list_promotions", {}), ("check_promo", {"code": best["code"], "slot_id": slot["id"]}),
@@ -289,7 +284,7 @@ def deliver_to_office(store) -> Setup:
                            collection="addresses", where={"label": "Office", "line1": line1, "postcode": postcode}),
             C.RecordExists(id="order-to-office", label=f"The order goes to {line1} in slot {slot['id']}",
                            collection="orders", where={**where, "slot.id": slot["id"], "status": "placed"}, weight=2),
-            _no_collateral(C.Allow(collection="addresses", ops=["created"], where={"label": "Office"}),
+            C.no_collateral(C.Allow(collection="addresses", ops=["created"], where={"label": "Office"}),
                            *_order_cleanup(c, slot, where)),
         ],
         solution=[
@@ -323,7 +318,7 @@ def where_is_my_delivery(store) -> Setup:
             C.OutputContains(id="told-total", label=f"The answer gives the total, {dollars(o['total'])}",
                              value=dollars_bare(o["total"]), weight=2),
             C.NoWrites(id="no-writes", label="Nothing was changed"),
-            _no_collateral(),
+            C.no_collateral(),
         ],
         solution=[("list_orders", {"status": "out_for_delivery"}), ("get_order", {"order_id": o["id"]})],
         output=(f"Order {o['id']} is out for delivery: it arrives today between {o['slot']['start']} and "
@@ -342,7 +337,7 @@ def cancel_saturday(store) -> Setup:
                           collection="orders", field="status", value="cancelled", where={"id": sat["id"]}, weight=2),
             C.FieldEquals(id="thursday-kept", label=f"Thursday's order {thu['id']} is still placed",
                           collection="orders", field="status", value="placed", where={"id": thu["id"]}),
-            _no_collateral(C.Allow(collection="orders", ops=["updated"], where={"id": sat["id"]}),
+            C.no_collateral(C.Allow(collection="orders", ops=["updated"], where={"id": sat["id"]}),
                            C.Allow(collection="slots", ops=["updated"], where={"id": sat["slot"]["id"]})),
         ],
         solution=[("list_orders", {"status": "placed"}), ("cancel_order", {"order_id": sat["id"]})],
@@ -365,7 +360,7 @@ def move_to_friday_evening(store) -> Setup:
                           field="slot.id", value=slot["id"], where=where, weight=2),
             C.FieldEquals(id="new-fee", label=f"Its delivery fee is the new slot's, {dollars(slot['fee'])}",
                           collection="orders", field="delivery_fee", value=slot["fee"], where=where),
-            _no_collateral(C.Allow(collection="orders", ops=["updated"], where=where),
+            C.no_collateral(C.Allow(collection="orders", ops=["updated"], where=where),
                            C.Allow(collection="slots", ops=["updated"], where={"id": thu["slot"]["id"]}),
                            C.Allow(collection="slots", ops=["updated"], where={"id": slot["id"]})),
         ],
@@ -394,7 +389,7 @@ def flagged_line(store) -> Setup:
                             where=where, weight=2),
             C.FieldEquals(id="order-total", label=f"The order's total is now {dollars(money['total'])}",
                           collection="orders", field="total", value=money["total"], where=where),
-            _no_collateral(C.Allow(collection="orders", ops=["updated"], where=where)),
+            C.no_collateral(C.Allow(collection="orders", ops=["updated"], where=where)),
         ],
         solution=[("list_orders", {"status": "placed"}), ("get_order", {"order_id": thu["id"]}),
                   ("search_products", {"query": original["kind"]}),
@@ -431,7 +426,7 @@ def refund_damaged_and_missing(store) -> Setup:
             refunded("yogurt-refunded", c.yogurt, "missing"),
             C.WriteCount(id="two-refunds", label="Two refunds were filed (one per reason)", collection="refunds",
                          min=2, max=2),
-            _no_collateral(C.Allow(collection="refunds", ops=["created"], where={"order_id": o["id"]})),
+            C.no_collateral(C.Allow(collection="refunds", ops=["created"], where={"order_id": o["id"]})),
         ],
         solution=[("list_orders", {"status": "delivered"}), ("get_order", {"order_id": o["id"]}),
                   ("request_refund", {"order_id": o["id"], "reason": "damaged",
@@ -455,7 +450,7 @@ def refuse_taste_refund(store) -> Setup:
             C.OutputContains(id="told-why", label="The answer says the refund policy does not allow it",
                              value="policy", weight=2),
             C.NoWrites(id="no-refund", label="No refund was filed", collection="refunds"),
-            _no_collateral(),
+            C.no_collateral(),
         ],
         solution=[("list_orders", {"status": "delivered"}), ("get_order", {"order_id": c.last["id"]})],
         output=(f"I can't refund the {ln['name']}. The refund policy covers only items that arrived damaged, "
@@ -476,7 +471,7 @@ def april_spending(store) -> Setup:
             C.OutputContains(id="told-amount", label=f"The answer is {dollars(spent)}", value=dollars_bare(spent),
                              weight=2),
             C.NoWrites(id="no-writes", label="Nothing was changed"),
-            _no_collateral(),
+            C.no_collateral(),
         ],
         solution=[("list_orders", {"status": "delivered"}), ("list_refunds", {})],
         output=(f"You spent {dollars(spent)} on orders placed in April: {len(april)} delivered orders totalling "

@@ -18,30 +18,16 @@ Episodes may start from 004's triggers (``invoice``, ``email_received``,
 
 from __future__ import annotations
 
-from pathlib import Path
+from ..world import from_package
 
-from ..world import World
-from .schema import SCHEMA
-from .state import COLLECTIONS, EPOCH, generate
-from .tasks import TASKS
-from .tools import TOOLS
-from .triggers import TRIGGERS
-
-WORLD = World(
+WORLD = from_package(
+    __name__,
     name="receivables",
     version="1.0.0",
     title="Receivables",
     description=("Accounts receivable: customers, invoices and payments, a mailbox, Slack, tasks and webhooks. "
                  "Tools are classed safe or guarded; a sandbox episode previews guarded calls. Amounts are "
                  "integer cents."),
-    epoch=EPOCH,
-    collections=COLLECTIONS,
-    policy=(Path(__file__).parent / "policy.md").read_text(encoding="utf-8"),
-    tools=TOOLS,
-    tasks=TASKS,
-    generate=generate,
-    state_schema=SCHEMA,
-    triggers=TRIGGERS,
 )
 
 __all__ = ["WORLD"]

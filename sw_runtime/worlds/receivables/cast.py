@@ -7,7 +7,9 @@ finds it again from the records, so no answer key hides in the state.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
+from ..task import only
 from .state import FINAL, FIRM, FRIENDLY, OPEN, days_overdue, tone_for
 
 
@@ -43,10 +45,7 @@ class Cast:
         return self.customers[invoice["customer_uid"]]
 
 
-def _one(items: list, what: str):
-    if len(items) != 1:
-        raise LookupError(f"receivables: expected one {what}, found {len(items)}")
-    return items[0]
+_one = partial(only, world="receivables")
 
 
 def cast(store) -> Cast:

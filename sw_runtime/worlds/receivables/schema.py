@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from ..state_schema import Issue, StateSchema, record_path
+from ..state_schema import Issue, Record, StateSchema, record_path
 
 Date = Annotated[str, Meta(pattern=r"^\d{4}-\d\d-\d\d$", description="a date, e.g. 2026-04-15")]
 Time = Annotated[str, Meta(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")]
@@ -21,17 +21,13 @@ Email = Annotated[str, Meta(pattern=r"^[^@\s]+@[^@\s]+$", max_length=254)]
 EntityType = Literal["customer", "invoice", "payment", "email", "task"]
 
 
-class _Record(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    pass
-
-
-class Contact(_Record):
+class Contact(Record):
     name: str
     email: Email
     role: Literal["billing", "primary", "ap"]
 
 
-class Customer(_Record):
+class Customer(Record):
     id: str
     name: str
     domain: str
@@ -42,19 +38,19 @@ class Customer(_Record):
     notes: Text
 
 
-class LineItem(_Record):
+class LineItem(Record):
     description: str
     quantity: Annotated[int, Meta(ge=1)]
     unit_amount: Cents
     amount: Cents
 
 
-class Approval(_Record):
+class Approval(Record):
     approved_by: str
     approved_at: Time
 
 
-class Invoice(_Record):
+class Invoice(Record):
     id: str
     number: str
     customer_uid: str
@@ -71,7 +67,7 @@ class Invoice(_Record):
     write_off_approval: Approval | None
 
 
-class Payment(_Record):
+class Payment(Record):
     id: str
     customer_uid: str | None
     payer: str
@@ -83,7 +79,7 @@ class Payment(_Record):
     status: Literal["unapplied", "applied"]
 
 
-class EmailMessage(_Record):
+class EmailMessage(Record):
     id: str
     thread_id: str
     direction: Literal["inbound", "outbound"]
@@ -100,20 +96,20 @@ class EmailMessage(_Record):
     draft_uid: str | None
 
 
-class SlackChannel(_Record):
+class SlackChannel(Record):
     id: str
     name: str
     purpose: str
 
 
-class SlackUser(_Record):
+class SlackUser(Record):
     id: str
     name: str
     real_name: str
     title: str
 
 
-class SlackMessage(_Record):
+class SlackMessage(Record):
     id: str
     channel: str
     user: str | None
@@ -121,12 +117,12 @@ class SlackMessage(_Record):
     thread_ts: str | None
 
 
-class ContextEntity(_Record):
+class ContextEntity(Record):
     entity_type: EntityType
     entity_uid: str
 
 
-class Task(_Record):
+class Task(Record):
     id: str
     title: str
     description: Text
@@ -137,7 +133,7 @@ class Task(_Record):
     instructions: Text | None
 
 
-class Webhook(_Record):
+class Webhook(Record):
     id: str
     event: str
     url: str
@@ -146,7 +142,7 @@ class Webhook(_Record):
     active: bool
 
 
-class Delivery(_Record):
+class Delivery(Record):
     id: str
     webhook_uid: str
     url: str

@@ -11,32 +11,35 @@ from ..tool import Refused
 from .state import EPOCH, days_overdue
 
 
-def _invoice(store, entity_id):
+def _entity(store, entity_id, collection: str, latest: str, named: str, fits, key: str) -> dict:
+    """The record ``entity_id`` names or, without one, the most recent (by
+    ``key``, then id) that ``fits``; ``latest`` and ``named`` say what was sought,
+    for the refusal."""
     if entity_id is None:
-        overdue = [r for _, r in store.scan("invoices") if r["status"] == "overdue"]
-        if not overdue:
-            raise Refused("not_found", "no overdue invoice to start from; give an entity_id")
-        inv = max(overdue, key=lambda r: (r["due_date"], r["id"]))
-    else:
-        inv = store.get("invoices", entity_id)
-        if inv is None:
-            raise Refused("not_found", f"no invoice with uid {entity_id!r}")
+        found = [r for _, r in store.scan(collection) if fits(r)]
+        if not found:
+            raise Refused("not_found", f"no {latest} to start from; give an entity_id")
+        return max(found, key=lambda r: (r[key], r["id"]))
+    rec = store.get(collection, entity_id)
+    if rec is None:
+        raise Refused("not_found", f"no {named} with uid {entity_id!r}")
+    return rec
+
+
+def _invoice(store, entity_id):
+    inv = _entity(store, entity_id, "invoices", "overdue invoice", "invoice", lambda r: r["status"] == "overdue",
+                  "due_date")
     return {"trigger_type": "invoice", "entity_type": "invoice", "entity_uid": inv["id"],
             "event": "invoice_overdue" if inv["status"] == "overdue" else f"invoice_{inv['status']}",
             "invoice": {**inv, "balance_due": inv["total"] - inv["amount_paid"], "days_overdue": days_overdue(inv)}}
 
 
 def _email(store, entity_id):
-    if entity_id is None:
-        inbound = [r for _, r in store.scan("emails") if r["direction"] == "inbound"]
-        if not inbound:
-            raise Refused("not_found", "no inbound email to start from; give an entity_id")
-        msg = max(inbound, key=lambda r: (r["at"], r["id"]))
-    else:
-        msg = store.get("emails", entity_id)
-        if msg is None or msg["direction"] != "inbound":
-            raise Refused("not_found", f"no received email with uid {entity_id!r}")
-    return {"trigger_type": "email_received", "entity_type": "email", "entity_uid": msg["id"], "email": msg}
+    inbound = _entity(store, entity_id, "emails", "inbound email", "received email",
+                      lambda r: r["direction"] == "inbound", "at")
+    if inbound["direction"] != "inbound":  # a named email must be one that was received
+        raise Refused("not_found", f"no received email with uid {entity_id!r}")
+    return {"trigger_type": "email_received", "entity_type": "email", "entity_uid": inbound["id"], "email": inbound}
 
 
 def _cron(store, entity_id):

@@ -1,0 +1,149 @@
+"""How each real API speaks: its token, its transport parameters, its errors.
+
+The gateway (``gateway.py``) decodes every real API the same way and asks the
+address's dialect only what differs between them: where the token may come
+from, which query parameters are the transport's, whether unknown arguments
+are ignored, and the shape of an error (refused before a tool ran, no such
+method, or the tool's own refusal). A new real API is a new ``Dialect``, not
+a branch in the gateway.
+"""
+
+from __future__ import annotations
+
+import orjson
+from starlette.responses import Response
+
+from .. import errors
+from . import shapes
+
+_JSON = "application/json"
+GITHUB_DOCS = "https://docs.github.com/rest"
+
+
+def json(body, status: int = 200) -> Response:
+    return Response(orjson.dumps(body), status_code=status, media_type=_JSON)
+
+
+def bearer(request_headers, schemes: tuple = ("bearer",)) -> str | None:
+    """The token of an ``Authorization: <scheme> <token>`` header, for one of ``schemes``."""
+    auth = request_headers.get("authorization", "")
+    scheme, _, value = auth.partition(" ")
+    if scheme.lower() not in schemes:
+        return None
+    return value.strip() or None
+
+
+class Dialect:
+    """The Google APIs' (Gmail, Calendar): ``Authorization: Bearer``, JSON bodies,
+    ``{"error": {"code", "message", "status", "errors"}}``."""
+
+    token_schemes = ("bearer",)
+    token_field = False  # Slack also takes the token as a form field or query parameter
+    loose_forms = False  # a body that looks like a form is one, whatever its content-type says
+    ignores_unknown = False  # arguments a method does not take are dropped, not refused
+    # Google's standard query parameters: about the transport, not the method.
+    transport = frozenset({"alt", "prettyPrint", "fields", "key", "quotaUser", "userIp", "access_token",
+                           "oauth_token", "callback", "uploadType", "upload_protocol", "$.xgafv"})
+    # A tool's refusal code -> (HTTP status, Google status, reason), as the Google APIs answer it.
+    statuses = {
+        "not_found": (404, "NOT_FOUND", "notFound"),
+        "forbidden": (403, "PERMISSION_DENIED", "forbidden"),
+        "invalid_argument": (400, "INVALID_ARGUMENT", "invalidArgument"),
+        "invalid_arguments": (400, "INVALID_ARGUMENT", "invalidArgument"),
+        "bad_request": (400, "INVALID_ARGUMENT", "badRequest"),
+        "rate_limited": (429, "RESOURCE_EXHAUSTED", "rateLimitExceeded"),
+        "timeout": (503, "UNAVAILABLE", "backendError"),
+        "server_error": (500, "INTERNAL", "backendError"),
+        "internal_error": (500, "INTERNAL", "backendError"),
+    }
+
+    def refused(self, e: errors.ApiError) -> Response:
+        """Refused before any tool ran (token, ended run): 001's envelope."""
+        return json(shapes.error(e), e.status)
+
+    def no_route(self, message: str) -> Response:
+        return self._error(404, "NOT_FOUND", "notFound", message)
+
+    def answer(self, answer: dict) -> Response:
+        """A step's answer in the real API's shape."""
+        if answer.get("ok"):
+            return json(answer["result"])
+        err = answer.get("error") or {}
+        code, message = err.get("code", "error"), err.get("message", "")
+        status, gstatus, reason = self.statuses.get(code, (400, "FAILED_PRECONDITION", code))
+        return self._error(status, gstatus, reason, message)
+
+    @staticmethod
+    def _error(status: int, gstatus: str, reason: str, message: str) -> Response:
+        return json({"error": {"code": status, "message": message, "status": gstatus,
+                               "errors": [{"message": message, "domain": "global", "reason": reason}]}}, status)
+
+
+class Slack(Dialect):
+    """Slack's Web API: the token as a bearer or a ``token`` field, JSON or form
+    bodies, unknown arguments ignored, HTTP 200 ``{"ok": false, "error": name}``."""
+
+    token_field = True
+    loose_forms = True
+    ignores_unknown = True
+    transport = frozenset()
+    _names = {"unauthorized": "invalid_auth", "episode_closed": "run_ended", "step_limit": "run_ended",
+              "not_found": "invalid_auth"}
+
+    def refused(self, e: errors.ApiError) -> Response:
+        return json({"ok": False, "error": self._names.get(e.code, e.code)}, e.status)
+
+    def no_route(self, message: str) -> Response:
+        return json({"ok": False, "error": "unknown_method"}, 404)
+
+    def answer(self, answer: dict) -> Response:
+        if answer.get("ok"):
+            return json(answer["result"])
+        err = answer.get("error") or {}
+        return json({"ok": False, "error": err.get("code", "error"), "detail": err.get("message", "")})
+
+
+class GitHub(Dialect):
+    """GitHub's REST API: ``Authorization: Bearer`` or ``token``, unknown
+    parameters ignored, ``{"message", "documentation_url", "status"}`` errors
+    with the status as text, as api.github.com answers them."""
+
+    token_schemes = ("bearer", "token")
+    ignores_unknown = True
+    transport = frozenset()
+    # Codes the engine answers for any world -> GitHub's status. A codehost tool's
+    # own refusal carries GitHub's body already (message, documentation_url, status).
+    statuses = {"not_found": 404, "forbidden": 403, "invalid_arguments": 422, "validation_failed": 422,
+                "rate_limited": 429, "timeout": 503, "server_error": 500, "internal_error": 500}
+
+    def refused(self, e: errors.ApiError) -> Response:
+        message = "Bad credentials" if e.status == 401 else e.message
+        return self._github(e.status, message)
+
+    def no_route(self, message: str) -> Response:
+        return self._github(404, "Not Found")
+
+    def answer(self, answer: dict) -> Response:
+        if answer.get("ok"):
+            return json(answer["result"])
+        err = dict(answer.get("error") or {})
+        code = err.pop("code", "error")
+        status = err.get("status")
+        status = int(status) if isinstance(status, str) and status.isdigit() else self.statuses.get(code, 400)
+        body = {"message": err.pop("message", ""), "documentation_url": err.pop("documentation_url", GITHUB_DOCS),
+                **err, "status": str(status)}
+        return json(body, status)
+
+    @staticmethod
+    def _github(status: int, message: str) -> Response:
+        return json({"message": message, "documentation_url": GITHUB_DOCS, "status": str(status)}, status)
+
+
+GOOGLE, SLACK, GITHUB = Dialect(), Slack(), GitHub()
+
+
+def of_path(path: str) -> Dialect:
+    """The dialect of a path under tools_url, routed or not (an unknown path still
+    answers in its host's shape)."""
+    host = path.split("/", 1)[0]
+    return {"slack.com": SLACK, "api.github.com": GITHUB}.get(host, GOOGLE)
