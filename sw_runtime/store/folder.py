@@ -134,7 +134,8 @@ class DataFolder:
         def aside():  # two passes over the file, a line at a time: the log is never held whole
             need = compact.needed(action_log.read(path, upto))
             tmp = action_log.write_aside(path, compact.filtered(action_log.read(path, upto), need))
-            _fsync(tmp)  # the bulk reaches the disk here, off the loop: the fsync on the loop covers only the tail
+            with open(tmp, "rb") as f:  # the bulk reaches the disk here, off the loop: the fsync on the loop
+                os.fsync(f.fileno())  # (finish_aside) then covers only the tail
             return tmp
 
         tmp = await asyncio.to_thread(aside)
@@ -157,14 +158,6 @@ class DataFolder:
             self.results.close()
         if self._lock is not None:
             self._lock.close()
-
-
-def _fsync(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _journal_key(engine, scope, key, fingerprint, canonical, reply, expires_wall) -> None:
