@@ -14,7 +14,8 @@ calls of one shard, as a client's batch is after it is split by shard.
   ``--inflight`` per shard.
 
 "1 actor" sends everything to shard 0; "2 actors" to both. The four
-configurations take turns, ``--rounds`` times, so a busy machine weighs on
+configurations take turns, ``--rounds`` times, each round starting one
+configuration later, so a busy machine and the shards' growing heaps weigh on
 each alike; each figure is calls answered per second of timed wall time,
 beside the shards' and this process's CPU. Then the ratios the cluster is
 for: 2 actors / 1 actor through HTTP (target >= 1.7), and the Ray handle /
@@ -27,6 +28,7 @@ import argparse
 import asyncio
 import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -117,11 +119,21 @@ class Shards:
 
 
 async def run(args, progress) -> dict:
+    with tempfile.TemporaryDirectory(prefix="sandworld-bench-cluster-") as scratch:
+        return await _run(args, progress, args.data_dir or scratch)
+
+
+async def _run(args, progress, data_dir: str) -> dict:
     from sandworld.ray import RayShards
+    from sw_runtime.api import protocol
     from sw_runtime.app import build_app
     from sw_runtime.cluster.launch import Cluster
+    from sw_runtime.config import Settings
 
-    cluster = Cluster.start(2, build_app, port=free_ports(2))
+    # The shards keep their action logs in data_dir/shard-N: a throwaway folder unless asked, so that no
+    # later server started in this checkout replays the bench's episodes.
+    settings = Settings.from_env(data_dir=data_dir)
+    cluster = Cluster.start(2, build_app, port=free_ports(2), settings=settings, protocol=protocol.configured)
     try:
         pids = cluster.pids()
         handle = RayShards()
@@ -134,7 +146,9 @@ async def run(args, progress) -> dict:
         tallies = {cfg: Tally() for cfg in CONFIGS}
         per_round = args.seconds / args.rounds
         for r in range(args.rounds):
-            for kind, n in CONFIGS:
+            # The shards keep every generation's episodes, so a later turn of a round runs on a bigger
+            # heap (more for the garbage collector to walk): each round starts one configuration later.
+            for kind, n in CONFIGS[r % len(CONFIGS):] + CONFIGS[:r % len(CONFIGS)]:
                 # each turn gets fresh episodes, made while the clock is stopped
                 generations = [await w.batch_generation("coinpurse") for w in workloads[:n]]
                 await measure(kind, n, generations, pids, shards, per_round, args.inflight, tallies[(kind, n)])
@@ -167,6 +181,8 @@ def main(argv=None) -> int:
     p.add_argument("--steps-per-episode", type=int, default=180, help="calls per episode (under the 200-step limit)")
     p.add_argument("--inflight", type=int, default=2, help="batches in flight per shard")
     p.add_argument("--rng-seed", type=int, default=0, help="seed of the workload's random choices")
+    p.add_argument("--data-dir", default=None,
+                   help="the shards' data folder (their action logs); default: a temporary one, removed after")
     C.common_args(p)
     args = p.parse_args(argv)
     C.use_uvloop()

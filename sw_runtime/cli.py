@@ -104,11 +104,13 @@ def _serve_cluster(args, settings) -> int:
         print("sandworld serve: --shard numbers a lone server; with --replicas the shards are numbered "
               "0..N-1 for you", file=sys.stderr)
         return 2
+    from .api import protocol
     from .app import build_app
     from .cluster.serve import serve_cluster
 
+    # Handed down, as build_app is: the cluster door imports neither the app nor the HTTP door.
     return serve_cluster(args.replicas, build_app, host=args.host, port=args.port, address=args.address, settings=settings,
-                         name=args.name, log_level=args.log_level)
+                         name=args.name, log_level=args.log_level, protocol=protocol.configured)
 
 
 def _digest(args) -> int:

@@ -55,9 +55,10 @@ class Cluster:
     def start(cls, replicas: int, build_app, *, host: str = "127.0.0.1", port: int = 8787,
               address: str | None = None,
               settings: Settings | None = None, name: str = DEFAULT_NAME, log_level: str = "warning",
-              max_restarts: int = -1, startup_timeout: float = 180.0) -> "Cluster":
-        """Start ``replicas`` shards, each serving ``build_app(settings)`` (``sw_runtime.app.build_app``),
-        and wait until each listens on its port."""
+              max_restarts: int = -1, startup_timeout: float = 180.0, protocol=None) -> "Cluster":
+        """Start ``replicas`` shards, each serving ``build_app(settings)`` (``sw_runtime.app.build_app``)
+        over ``protocol(settings)`` (``sw_runtime.api.protocol.configured``, as a lone server; None:
+        uvicorn's plain httptools), and wait until each listens on its port."""
         if replicas < 1:
             raise ValueError("replicas must be at least 1")
         ray = require_ray()
@@ -79,7 +80,7 @@ class Cluster:
                 num_cpus=0,  # a shard uses a core when it has work; it reserves none it would block others with
                 max_restarts=max_restarts, max_task_retries=0, max_concurrency=10_000,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-            ).remote(build_app, own, host, port + i, urls[i], log_level)
+            ).remote(build_app, own, host, port + i, urls[i], log_level, protocol)
             shards.append(Shard(i, urls[i], actor))
         cluster = cls(name, shards, owns_ray)
         try:

@@ -12,6 +12,12 @@ INSTALL = "pip install 'sandworld-runtime[cluster]'  (or: pip install ray)"
 # pass through it, a few MB at a time; Ray's default (30 % of memory) would
 # take gigabytes from a small machine for nothing.
 _OBJECT_STORE = 256 * 1024 * 1024
+# Answers up to this size travel inside the actor call's reply instead of
+# through that object store. A 1,000-call coinpurse batch answers 1.3 MB, past
+# Ray's 100 KB default, and each object-store trip costs the raylet a create,
+# a seal, a fetch and a release: 5-6 % of a core at 30 batches a second on
+# this 2-core machine, taken from the shards (bench/README.md, cluster section).
+_INLINE_ANSWERS = 16 * 1024 * 1024
 
 
 class RayMissing(RuntimeError):
@@ -46,5 +52,6 @@ def connect(address: str | None, namespace: str) -> bool:
 
         join(address, namespace=namespace, log_to_driver=True)
     else:
-        ray.init(namespace=namespace, num_cpus=os.cpu_count() or 1, object_store_memory=_OBJECT_STORE, **quiet)
+        ray.init(namespace=namespace, num_cpus=os.cpu_count() or 1, object_store_memory=_OBJECT_STORE,
+                 _system_config={"max_direct_call_object_size": _INLINE_ANSWERS}, **quiet)
     return True

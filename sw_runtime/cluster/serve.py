@@ -12,7 +12,7 @@ from .ray_setup import RayMissing
 
 
 def serve_cluster(replicas: int, build_app, *, host: str, port: int, address: str | None, settings: Settings,
-                  name: str = "sandworld", log_level: str = "warning") -> int:
+                  name: str = "sandworld", log_level: str = "warning", protocol=None) -> int:
     """Start the shards, print their URLs, wait for Ctrl-C or SIGTERM, stop them."""
     from .launch import Cluster
 
@@ -20,7 +20,7 @@ def serve_cluster(replicas: int, build_app, *, host: str, port: int, address: st
     print(f"sandworld {__version__}: starting {replicas} shard(s) on {where}...", flush=True)
     try:
         cluster = Cluster.start(replicas, build_app, host=host, port=port, address=address, settings=settings,
-                                name=name, log_level=log_level)
+                                name=name, log_level=log_level, protocol=protocol)
     except RayMissing as e:
         print(f"sandworld serve --replicas: {e}", file=sys.stderr)
         return 2

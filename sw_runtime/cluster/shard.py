@@ -9,50 +9,88 @@ in its ids, so the ids of the lost episodes answer 404 saying the server
 restarted.
 
 The class is plain Python; ``launch`` makes it a Ray actor, so this module
-imports without Ray. The HTTP app comes from ``build_app``, handed down by
-whoever starts the cluster (``sw_runtime.app`` sits above the doors, so a
-door does not import it).
+imports without Ray. The HTTP app comes from ``build_app`` and the HTTP
+connection from ``protocol``, both handed down by whoever starts the cluster
+(``sw_runtime.app`` and ``sw_runtime.api`` sit beside or above this door, so
+it imports neither).
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
+import logging
 import os
 import socket
+import time
 
 from ..config import Settings
 from .door import ServiceDoor
 
+log = logging.getLogger("sandworld.cluster")
+
 _STARTUP = 60.0  # seconds a shard may take to bind its port before it reports a failure
+# Seconds a restarted shard waits for its port. While a shard is down, any
+# outbound connection on the machine may take its port as its local port
+# (when the port lies in the kernel's ephemeral range), and keeps it through
+# TIME_WAIT, 60 s on Linux; SO_REUSEADDR does not pass over such a socket.
+_REBIND = 90.0
 
 
-def _listen(host: str, port: int, shard: int) -> socket.socket:
+def _listen(host: str, port: int, shard: int, wait: float = 0.0) -> socket.socket:
+    """A socket bound to ``host:port``; a port in use is tried again for ``wait`` seconds."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restarted shard takes its port back at once
-    try:
-        sock.bind((host, port))
-    except OSError as e:
-        sock.close()
-        raise RuntimeError(f"shard {shard} cannot listen on {host}:{port}: {e.strerror} "
-                           "(is another server on that port? choose others with --port)") from None
-    return sock
+    deadline = time.monotonic() + wait
+    while True:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past the dead shard's own connections
+        try:
+            sock.bind((host, port))
+            return sock
+        except OSError as e:
+            sock.close()
+            if e.errno != errno.EADDRINUSE or time.monotonic() >= deadline:
+                waited = f" after waiting {wait:g} s for it" if wait else ""
+                raise RuntimeError(f"shard {shard} cannot listen on {host}:{port}{waited}: {e.strerror} "
+                                   "(is another server on that port? choose others with --port)") from None
+        time.sleep(0.25)
+
+
+def _restarted() -> bool:
+    """Whether Ray runs this actor again after its process died."""
+    import ray
+
+    return bool(ray.get_runtime_context().was_current_actor_reconstructed)
 
 
 class ShardServer:
     """A Sandworld server on ``host:port`` as shard ``settings.shard``."""
 
-    def __init__(self, build_app, settings: Settings, host: str, port: int, url: str, log_level: str = "warning"):
+    def __init__(self, build_app, settings: Settings, host: str, port: int, url: str, log_level: str = "warning",
+                 protocol=None):
+        """``protocol(settings)``: uvicorn's HTTP protocol class for the shard
+        (``sw_runtime.api.protocol.configured``: read timeouts, a header limit,
+        errors in the envelope); None for uvicorn's plain httptools."""
         import uvicorn
 
         self.settings, self.host, self.port, self.url = settings, host, port, url
         # Bind here, not in uvicorn: a port that is taken then fails this actor's
         # creation at once with the reason, instead of a server task that exits
-        # quietly and a launcher left waiting for it.
-        sock = _listen(host, port, settings.shard)
+        # quietly and a launcher left waiting for it. A restart waits for its
+        # port instead: an error raised here is final for Ray (it restarts a
+        # process that died, not a constructor that failed), so failing at once
+        # would leave the shard down for good.
+        try:
+            sock = _listen(host, port, settings.shard)
+        except RuntimeError:
+            if not _restarted():
+                raise
+            log.warning("shard %d: port %d is still in use; waiting up to %g s for it", settings.shard, port, _REBIND)
+            sock = _listen(host, port, settings.shard, wait=_REBIND)
         self.app = build_app(settings)
         self.door = ServiceDoor(self.app.state.service)
-        config = uvicorn.Config(self.app, host=host, port=port, loop="none", http="httptools",
+        http = protocol(settings) if protocol is not None else "httptools"
+        config = uvicorn.Config(self.app, host=host, port=port, loop="none", http=http,
                                 log_level=log_level, access_log=False, timeout_keep_alive=30, lifespan="on")
         self.server = uvicorn.Server(config)
         # Ray runs an async actor's __init__ on the actor's running event loop:

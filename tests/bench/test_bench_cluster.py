@@ -9,10 +9,11 @@ from tests.bench.test_bench_smoke import BENCH, run
 
 
 @pytest.mark.slow
-def test_bench_cluster_prints_its_table():
+def test_bench_cluster_prints_its_table(tmp_path):
     out = run(BENCH / "bench_cluster.py", "--seconds", "2", "--rounds", "1", "--episodes", "40", "--seeds", "10",
-              "--batch-size", "100", "--steps-per-episode", "20", timeout=400)
+              "--batch-size", "100", "--steps-per-episode", "20", "--data-dir", str(tmp_path), timeout=400)
     assert "sandworld bench_cluster" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard-00", "shard-01"]  # the shards' logs went there
     for label in ("HTTP, 1 actor", "HTTP, 2 actors", "Ray, 1 actor", "Ray, 2 actors", "HTTP: 2 actors / 1 actor",
                   "Ray handle / HTTP, 1 actor", "Ray handle / HTTP, 2 actors"):
         assert label in out, label

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -20,6 +22,36 @@ from sandworld.local import free_ports, stop
 pytest.importorskip("ray", reason="the cluster runs on Ray: pip install -e '.[dev]'")
 
 START = 240.0  # seconds Ray and two shards may take to start on a busy 2-core machine
+
+
+def quiet_ports(n: int) -> int:
+    """A port P such that P..P+n-1 are free and lie below the kernel's ephemeral range.
+
+    ``free_ports`` takes them from that range. There, while a shard is down (the
+    fault tests kill one), any connection this machine opens may get its port as
+    its local port, and hold it into TIME_WAIT; a connect retried at the dead
+    port may even connect to itself. Below the range only a server takes a port.
+    """
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):  # not Linux: the kernel's range is elsewhere
+        return free_ports(n)
+    first = 20000  # above Ray's worker ports (10002-19999 when Ray is told to use them)
+    for _ in range(200):
+        port = random.randrange(first, max(first + 1, low - n))
+        socks = []
+        try:
+            for p in range(port, port + n):
+                socks.append(socket.socket())
+                socks[-1].bind(("127.0.0.1", p))
+            return port
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    return free_ports(n)
 
 
 def answers(url: str) -> bool:
@@ -47,7 +79,7 @@ class Running:
 @contextlib.contextmanager
 def serve_replicas(n: int, *args: str, cwd=None):
     """Run ``sandworld serve --replicas n`` (in folder ``cwd``) for the block; yield a ``Running``."""
-    port = free_ports(n)
+    port = quiet_ports(n)
     log = tempfile.TemporaryFile()
     scratch = None
     if "--data-dir" not in args:  # each shard keeps its action log in DATA/shard-N: a throwaway one here

@@ -162,10 +162,7 @@ class RayShards:
         else:
             calls = body["calls"] if isinstance(body, dict) else list(body)
             ids = [c.get("episode_id") if isinstance(c, dict) else None for c in calls]
-        by_shard: dict = {}
-        for i, eid in enumerate(ids or ()):
-            shard = shard_of(eid)
-            by_shard.setdefault(shard if shard is not None and shard < len(self.actors) else 0, []).append(i)
+        by_shard = self._split(ids or ())
         if len(by_shard) <= 1:  # the whole batch lives on one shard: its bytes go as they are
             shard = next(iter(by_shard), 0)
             out = await self._call(shard, "batch", body if raw else orjson.dumps({"calls": calls}))
@@ -214,6 +211,28 @@ class RayShards:
         return out if raw else orjson.loads(out)
 
     # -- calling an actor ----------------------------------------------------------------
+
+    def _split(self, ids) -> dict:
+        """``{shard: [call index, ...]}``; a call whose id names no shard of this cluster goes
+        to shard 0, which answers it as HTTP would. Ids are grouped by their ``ep_<shard>_``
+        head first, so the shard number is parsed once per head, not once per call (this
+        runs in the trainer's process for every batch)."""
+        heads: dict = {}
+        for i, eid in enumerate(ids):
+            head = eid[:eid.find("_", eid.find("_") + 1) + 1] if isinstance(eid, str) else None
+            heads.setdefault(head, []).append(i)
+        n = len(self.actors)
+        if len(heads) == 1:
+            head, idx = heads.popitem()
+            shard = shard_of(head) if head else None
+            return {shard if shard is not None and shard < n else 0: idx}
+        by_shard: dict = {}
+        for head, idx in heads.items():
+            shard = shard_of(head) if head else None
+            by_shard.setdefault(shard if shard is not None and shard < n else 0, []).extend(idx)
+        for idx in by_shard.values():
+            idx.sort()  # call order within each shard's part
+        return by_shard
 
     def _shard(self, episode_id: str) -> int:
         shard = shard_of(episode_id)
