@@ -12,7 +12,8 @@ report (``/healthz`` shows it) and never silently passed over.
 Records (each a JSON array; see ``Engine`` for where they are written):
 ``c`` create, ``s`` step, ``f`` fork, ``p``/``pd`` snapshot taken/deleted,
 ``e`` ended, ``k`` idempotency key, ``u`` the reply an llm user gave the step
-after it (so a replay does not ask the model again).
+after it (so a replay does not ask the model again), ``l`` an episode's own limits
+(a 001 run's ``max_calls`` and timeouts).
 """
 
 from __future__ import annotations
@@ -156,5 +157,14 @@ def _user_reply(engine, rec, report) -> None:
     report.replies += 1
 
 
+def _limits(engine, rec, report) -> None:
+    eid = _dec(rec[1])
+    ep = engine.episodes.get(eid)
+    if ep is None:
+        report.mismatch(f"episode {eid}: not there to give its own limits (a run's max_calls and timeouts)")
+        return
+    engine.limit(ep, _dec(rec[2]), _dec(rec[3]), _dec(rec[4]))
+
+
 _APPLY = {"c": _create, "s": _step, "f": _fork, "p": _snapshot, "pd": _snapshot_gone, "e": _ended,
-          "u": _user_reply}
+          "u": _user_reply, "l": _limits}

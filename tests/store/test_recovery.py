@@ -173,3 +173,30 @@ def test_an_llm_users_replies_come_back_from_the_log_without_asking_the_model(tm
             assert [e["result"]["answer"] for e in now["trace"][:2]] == [
                 "Reply to 'How much should I send?' after 2 messages", "Reply to 'Are you sure?' after 4 messages"]
         assert len(model.requests) == asked  # the model was not asked again
+
+
+def test_a_runs_tool_calls_are_logged_before_they_are_answered_and_replay_past_the_step_limit(tmp_path):
+    # A 001 run with its own max_calls past the server's step limit (200), called through the real
+    # APIs' paths (not /step): every acknowledged call is back after a SIGKILL, with no mismatch.
+    gmail = "/gmail.googleapis.com/gmail/v1/users/me/messages"
+    with server(tmp_path) as (http, proc):
+        base = str(http.base_url).removesuffix("/api/v1/")
+        run = httpx.post(f"{base}/v1/runs", headers={"authorization": "Bearer any-key"}, timeout=30, json={
+            "environment": "offsite-planning", "task": "Schedule the Q4 offsite", "max_calls": 400,
+            "agent": {"name": "ops-assistant", "revision": "1"}}).json()
+        auth = {"authorization": f"Bearer {run['token']}"}
+        with httpx.Client(base_url=run["tools_url"], headers=auth, timeout=30) as tools:
+            for _ in range(230):
+                assert tools.get(gmail, params={"q": "offsite"}).status_code == 200
+        before = http.get(f"/episodes/{run['episode_id']}").json()
+        assert before["steps"] == 230
+        proc.send_signal(signal.SIGKILL)  # right after the last answer: nothing else was logged since
+        proc.wait()
+    with server(tmp_path) as (http, _):
+        replay = root_get(http, "/healthz").json()["replay"]
+        assert replay["mismatches"] == 0 and replay["steps"] == 230
+        now = http.get(f"/episodes/{run['episode_id']}").json()
+        assert now["steps"] == 230 and now["digest"] == before["digest"] and now["trace"] == before["trace"]
+        # the run's own limit came back too: the episode takes call 231, past the server's 200
+        r = http.post(f"/episodes/{run['episode_id']}/step", json={"tool": "gmail.labels.list", "arguments": {}})
+        assert r.status_code == 200, r.text
