@@ -240,6 +240,18 @@ def emit(rep: dict, as_json: bool) -> None:
     Console(width=max(140, Console().width)).print(table(rep))
 
 
+def run_main(bench: str, parser: argparse.ArgumentParser, run, argv=None) -> int:
+    """A script's ``main``: parse ``argv``, run the coroutine ``run(args)`` on
+    uvloop and print the report it returns (``{"rows": [...], **extra}``),
+    as a table or, with ``--json``, as JSON."""
+    args = parser.parse_args(argv)
+    use_uvloop()
+    out = asyncio.run(run(args))
+    params = {k: v for k, v in vars(args).items() if k != "json"}
+    emit(report(bench, params, out.pop("rows"), **out), args.json)
+    return 0
+
+
 def common_args(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     # for ``sandworld bench``: progress lines on stderr

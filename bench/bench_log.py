@@ -12,7 +12,6 @@ the log's size per step.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import random
 import sys
@@ -84,12 +83,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
-    C.use_uvloop()
-    out = asyncio.run(run(args))
-    params = {k: v for k, v in vars(args).items() if k != "json"}
-    C.emit(C.report("bench_log", params, out.pop("rows"), **out), args.json)
-    return 0
+    return C.run_main("bench_log", parser(), run, argv)
 
 
 if __name__ == "__main__":

@@ -153,12 +153,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
-    C.use_uvloop()
-    out = asyncio.run(run(args))
-    params = {k: v for k, v in vars(args).items() if k != "json"}
-    C.emit(C.report("soak", params, out.pop("rows")), args.json)
-    return 0
+    return C.run_main("soak", parser(), run, argv)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ def routes(service) -> list:
 
     @endpoint
     async def show_episode(request: Request):
-        return json_response(service.episode(request.path_params["id"], project=project_of(request)))
+        return json_bytes_response(await service.episode_json(request.path_params["id"], project=project_of(request)))
 
     @endpoint
     async def list_episodes(request: Request):

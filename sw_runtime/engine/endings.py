@@ -64,5 +64,6 @@ def summary(ep) -> dict:
 
 def row(ep, diff: dict) -> tuple:
     """What the results store keeps of an ended episode (the last: its
-    project, which only filters reads); the trace as JSON bytes."""
-    return summary(ep), ep.evaluation, ep.trace.entries_json(), end_state(ep, diff), ep.project
+    project, which only filters reads). The trace's results are the JSON the
+    server answered (``orjson.Fragment``s): the store encodes them as they are."""
+    return summary(ep), ep.evaluation, ep.trace.entries(raw=True), end_state(ep, diff), ep.project

@@ -264,6 +264,18 @@ class Engine:
         self.register(ep)
         return ep
 
+    def limit(self, ep: Episode, step_limit: int, idle_timeout: float, max_age: float,
+              clock: list | None = None) -> None:
+        """Give an episode limits of its own (a 001 run's ``max_calls`` and
+        timeouts). Logged, so a replay gives them again: without them a
+        replayed run would stop at the server's step limit. ``clock``: the
+        world's step times that far, when the caller has them cached."""
+        ep.step_limit, ep.idle_timeout, ep.max_age = step_limit, idle_timeout, max_age
+        if len(ep.clock) <= step_limit:  # the clock must reach the last step
+            ep.clock = clock if clock is not None else ep.world.clock(step_limit)
+        if self.journal is not None:
+            self.journal.append(("l", ep.id, step_limit, idle_timeout, max_age))
+
     def register(self, ep: Episode) -> None:
         """Make a new open episode live: counted, metered, watched for its deadline."""
         ep.meter = self.meter

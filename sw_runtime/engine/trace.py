@@ -16,10 +16,6 @@ import orjson
 SEQ, AT, TOOL, ARGS, OK, PAYLOAD, MUTATED, DIGEST, REACTIONS, SIGNALS, FAULT = range(11)
 
 _loads = orjson.loads
-_dumps = orjson.dumps
-# orjson reads JSON nested at most this deep; arguments with fewer brackets
-# than that are read back for sure, so they can be copied as they are.
-_SAFE_BRACKETS = 1000
 
 
 def _arguments(data: bytes):
@@ -29,14 +25,6 @@ def _arguments(data: bytes):
         return _loads(data)
     except (orjson.JSONDecodeError, RecursionError):
         return {"unreadable_arguments": data[:200].decode(errors="replace")}
-
-
-def _unreadable(data: bytes) -> bool:
-    try:
-        _loads(data)
-    except (orjson.JSONDecodeError, RecursionError):
-        return True
-    return False
 
 
 class Trace:
@@ -64,8 +52,12 @@ class Trace:
         for row in self.rows:
             yield row[TOOL], row[ARGS], row[OK], row[PAYLOAD]
 
-    def entries(self, start: int = 0, stop: int | None = None) -> list:
-        """The rows as the API shows them."""
+    def entries(self, start: int = 0, stop: int | None = None, raw: bool = False) -> list:
+        """The rows as the API shows them. ``raw``: results, reactions and
+        signals stay the JSON the server answered, as ``orjson.Fragment``s, for
+        a caller that encodes the entries with orjson at once (the results
+        store: decoding them only to encode them again was most of its cost)."""
+        load = orjson.Fragment if raw else _loads
         out = []
         for row in self.rows[start:stop]:
             e = {
@@ -74,41 +66,16 @@ class Trace:
                 "tool": row[TOOL],
                 "arguments": _arguments(row[ARGS]),
                 "ok": row[OK],
-                ("result" if row[OK] else "error"): _loads(row[PAYLOAD]),
+                ("result" if row[OK] else "error"): load(row[PAYLOAD]),
                 "mutated": row[MUTATED],
                 "state_digest": row[DIGEST],
-                "reactions": _loads(row[REACTIONS]) if row[REACTIONS] is not None else [],
+                "reactions": load(row[REACTIONS]) if row[REACTIONS] is not None else [],
             }
             if row[SIGNALS] is not None:
-                e["signals"] = _loads(row[SIGNALS])
+                e["signals"] = load(row[SIGNALS])
             if row[FAULT] is not None:
                 e["fault"] = row[FAULT]
             if row[SEQ] <= self.inherited:
                 e["inherited"] = True
             out.append(e)
         return out
-
-    def entries_json(self) -> bytes:
-        """``entries()`` encoded as JSON, built from the rows' bytes as they
-        are: nothing is decoded and encoded again (storing a result did that
-        for every row, ~20 µs per step of a 2 KB listing)."""
-        out = [b"["]
-        inherited = self.inherited
-        for row in self.rows:
-            if len(out) > 1:
-                out.append(b",")
-            args = row[ARGS]
-            if args.count(b"[") + args.count(b"{") >= _SAFE_BRACKETS and _unreadable(args):
-                args = _dumps({"unreadable_arguments": args[:200].decode(errors="replace")})
-            ok = row[OK]
-            out += (b'{"seq":%d,"at":' % row[SEQ], _dumps(row[AT]), b',"tool":', _dumps(row[TOOL]),
-                    b',"arguments":', args, b',"ok":true,"result":' if ok else b',"ok":false,"error":', row[PAYLOAD],
-                    b',"mutated":true,"state_digest":' if row[MUTATED] else b',"mutated":false,"state_digest":',
-                    _dumps(row[DIGEST]), b',"reactions":', row[REACTIONS] if row[REACTIONS] is not None else b"[]")
-            if row[SIGNALS] is not None:
-                out += (b',"signals":', row[SIGNALS])
-            if row[FAULT] is not None:
-                out += (b',"fault":', _dumps(row[FAULT]))
-            out.append(b',"inherited":true}' if row[SEQ] <= inherited else b"}")
-        out.append(b"]")
-        return b"".join(out)

@@ -14,7 +14,9 @@ create the endpoint is asked for its models (``LlmUsers.check``): an
 unreachable one is a 503 and a model it does not list a 400, so a run never
 starts with a simulator that cannot answer. Replies are cached by (model,
 world, task, seed, the questions asked before, the question), so replaying an
-episode's calls gives the same replies, and digests, without the model.
+episode's calls gives the same replies, and digests, without the model; and
+each reply a step uses is kept in the action log beside the step (record
+``u``), so a server restarted on its data folder replays it without asking.
 Because the model is slow and remote, the HTTP layer fetches a reply
 (``LlmUsers.prepare``) before the engine runs the call; the engine itself only
 reads the cache.
@@ -98,10 +100,13 @@ class LlmUser:
         args, error = _decode(arguments)
         if error is not None:
             return False, error
-        reply = self.pool.cached(ep, self.questions, args.question)
+        key = self.pool.key(ep, self.questions, args.question)
+        reply = self.pool.reply(key)
         if reply is None:
             return False, {"code": "user_unavailable",
                            "message": "the simulated user did not answer; ask again"}
+        if self.pool.on_reply is not None:
+            self.pool.on_reply(ep.id, key, reply)
         self.questions.append(args.question)
         return True, {"answer": reply}
 
@@ -120,6 +125,10 @@ class LlmUsers:
         self._cache: OrderedDict = OrderedDict()
         self._probed: dict = {}  # model -> monotonic time it was last seen listed
         self.capacity = capacity
+        # Called ``(episode id, key, reply)`` with each reply a step uses: the
+        # action log keeps it beside the step, so a replay after a restart
+        # reads the reply from the log (``remember``) instead of asking again.
+        self.on_reply = None
 
     @property
     def available(self) -> bool:
@@ -175,11 +184,20 @@ class LlmUsers:
         return LlmUser(self, model)
 
     @staticmethod
-    def _key(ep, questions: list, question: str) -> str:
+    def key(ep, questions: list, question: str) -> str:
+        """The cache key of the reply to ``question`` after ``questions``."""
         parts = [ep.user.model, ep.world.name, ep.world.version, ep.task.id, str(ep.seed), *questions, question]
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
-    def cached(self, ep, questions: list, question: str):
-        return self._cache.get(self._key(ep, questions, question))
+
+    def reply(self, key: str):
+        return self._cache.get(key)
+
+    def remember(self, key: str, reply: str) -> None:
+        """Keep a reply under its key (a replay restoring what the log holds)."""
+        self._cache[key] = reply
+        self._cache.move_to_end(key)
+        if len(self._cache) > self.capacity:
+            self._cache.popitem(last=False)
 
     async def prepare(self, ep, arguments, pending: list | None = None) -> None:
         """Fetch the reply to an ask_user call about to run (no-op when cached
@@ -189,17 +207,14 @@ class LlmUsers:
         if error is not None:
             return
         questions = ep.user.questions + (pending or [])
-        key = self._key(ep, questions, args.question)
+        key = self.key(ep, questions, args.question)
         if key in self._cache:
             return
         transcript = []
         for i, q in enumerate(questions):
             transcript.append({"role": "user", "content": q})
-            transcript.append({"role": "assistant", "content": self._cache.get(self._key(ep, questions[:i], q), "")})
-        reply = await self._ask(ep, transcript, args.question)
-        self._cache[key] = reply
-        if len(self._cache) > self.capacity:
-            self._cache.popitem(last=False)
+            transcript.append({"role": "assistant", "content": self._cache.get(self.key(ep, questions[:i], q), "")})
+        self.remember(key, await self._ask(ep, transcript, args.question))
 
     async def _ask(self, ep, transcript: list, question: str) -> str:
         setup = ep.setup

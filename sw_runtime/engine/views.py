@@ -138,25 +138,36 @@ def full(ep) -> dict:
     return body
 
 
+def state_names(ep, collections: list | None = None) -> list:
+    """The collections a state dump of ``ep`` holds: all, or the ``collections``
+    asked for (``InvalidRequest`` naming any unknown one)."""
+    store = ep.store
+    names = store.collections
+    if collections is None:
+        return names
+    wanted = [n.strip() for n in collections if n.strip()]
+    unknown = [n for n in wanted if not store.has_collection(n)]
+    if not wanted or unknown:
+        raise errors.InvalidRequest(
+            f"collections={','.join(collections)!r} names "
+            f"{'no collection' if not wanted else 'unknown ' + ', '.join(unknown)}; "
+            f"{ep.world.name}'s collections are {', '.join(names)}"
+        )
+    return list(dict.fromkeys(wanted))
+
+
+def state_head(ep) -> dict:
+    """A state dump's fields other than its collections."""
+    return {"episode_id": ep.id, "environment": ep.world.name, "steps": ep.steps, "digest": ep.digest}
+
+
 def state(ep, collections: list | None = None) -> dict:
     """The state dump that ``sandworld digest`` reads as is. With
     ``collections``, only those (``digest`` stays the whole state's, and
     ``collections_digest`` is the digest of what was returned)."""
-    store = ep.store
-    names = store.collections
-    if collections is not None:
-        wanted = [n.strip() for n in collections if n.strip()]
-        unknown = [n for n in wanted if not store.has_collection(n)]
-        if not wanted or unknown:
-            raise errors.InvalidRequest(
-                f"collections={','.join(collections)!r} names "
-                f"{'no collection' if not wanted else 'unknown ' + ', '.join(unknown)}; "
-                f"{ep.world.name}'s collections are {', '.join(names)}"
-            )
-        names = list(dict.fromkeys(wanted))
-    dump = store.to_dict(names)
-    body = {"episode_id": ep.id, "environment": ep.world.name, "steps": ep.steps, "digest": ep.digest,
-            "collections": dump}
+    dump = ep.store.to_dict(state_names(ep, collections))
+    body = state_head(ep)
+    body["collections"] = dump
     if collections is not None:
         body["collections_digest"] = Store(dump).digest()
     return body

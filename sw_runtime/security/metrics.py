@@ -56,7 +56,7 @@ class EngineCollector:
 
     ``source.metrics()`` returns ``{"steps": {world: n}, "creates": {world: n},
     "submits": {world: n}, "refusals": {code: n}, "live_episodes": n,
-    "idempotency_keys": n}``.
+    "held_episodes": n, "idempotency_keys": n}``.
     """
 
     def __init__(self, source):
@@ -77,7 +77,10 @@ class EngineCollector:
             for value, n in sorted(m.get(name, {}).items()):
                 family.add_metric([value], n)
             yield family
-        yield GaugeMetricFamily("sandworld_live_episodes", "Episodes held in memory.", value=m.get("live_episodes", 0))
+        yield GaugeMetricFamily("sandworld_live_episodes", "Open episodes (open or being scored): what "
+                                "--max-episodes caps; /healthz open.", value=m.get("live_episodes", 0))
+        yield GaugeMetricFamily("sandworld_held_episodes", "Episodes held in memory: the open ones and ended "
+                                "ones kept a while; /healthz episodes.", value=m.get("held_episodes", 0))
         yield GaugeMetricFamily("sandworld_idempotency_keys", "Idempotency keys remembered.",
                                 value=m.get("idempotency_keys", 0))
 

@@ -32,7 +32,7 @@ from ..engine.users import ASK_USER
 from ..store import DataFolder
 from ..verify import custom, vocabulary
 from ..worlds import get_world, registry
-from . import events
+from . import events, reads
 from .idempotent import run_keyed
 from .keys import IdempotencyKeys
 from .reply import Reply
@@ -116,9 +116,11 @@ class Service(RunOps):
 
     def metrics(self) -> dict:
         """Counts for ``/metrics``: steps, creates, submits by world, refusals
-        by code, live episodes, idempotency keys remembered."""
-        return {**self.engine.tally.snapshot(), "live_episodes": len(self.engine.episodes),
-                "idempotency_keys": len(self.keys)}
+        by code, live episodes (open or being scored: what the cap counts, and
+        ``/healthz`` ``open``), episodes held in memory (those and ended ones
+        kept a while: ``/healthz`` ``episodes``), idempotency keys remembered."""
+        return {**self.engine.tally.snapshot(), "live_episodes": self.engine.live,
+                "held_episodes": len(self.engine.episodes), "idempotency_keys": len(self.keys)}
 
     def listen(self, listener) -> None:
         """Call ``listener(event, project, data)`` for each lifecycle event
@@ -289,6 +291,11 @@ class Service(RunOps):
         (``status: "ended"``) once it has left memory."""
         return self.engine.describe(episode_id, project)
 
+    async def episode_json(self, episode_id: str, *, project: str | None = None) -> bytes:
+        """``episode`` as JSON, without holding the event loop for a long trace
+        or a read of the results store (``reads.py``)."""
+        return await reads.episode_json(self.engine, episode_id, project)
+
     def episodes(self, status: str | None = None, environment: str | None = None, task_id: str | None = None,
                  page: PageRequest = PageRequest(), *, project: str | None = None) -> dict:
         """Episodes, live and ended, filtered, in pages of stable (id) order."""
@@ -303,6 +310,11 @@ class Service(RunOps):
 
     def state(self, episode_id: str, collections: list | None = None, *, project: str | None = None) -> dict:
         return views.state(self.engine.get(episode_id, project), collections)
+
+    async def state_json(self, episode_id: str, collections: list | None = None, *,
+                         project: str | None = None) -> bytes:
+        """``state`` as JSON, a large state encoded in slices (``reads.py``)."""
+        return await reads.state_json(self.engine.get(episode_id, project), collections)
 
     # -- snapshots -----------------------------------------------------------------
 

@@ -65,6 +65,11 @@ class RunOps:
 
     engine: Engine
 
+    async def _logged(self, operation):
+        """Run ``operation``. (``Service`` overrides this to write what it did
+        to the action log before the answer goes out.)"""
+        return await operation
+
     def init_runs(self) -> None:
         self.book = RunBook()
         self._run_clocks: dict = {}
@@ -89,6 +94,9 @@ class RunOps:
 
     async def create_run(self, req: RunRequest, project: str | None = None) -> Run:
         """Start a run; the same ``idempotency_key`` with the same request answers the first run."""
+        return await self._logged(self._create_run(req, project))
+
+    async def _create_run(self, req: RunRequest, project: str | None) -> Run:
         key = req.idempotency_key
         fingerprint = hashlib.sha256(req.canonical).digest()
         if key is not None:
@@ -102,14 +110,10 @@ class RunOps:
         ep = self.engine.create(world.name, schemas.CreateEpisode(
             task_id=task.id if task is not None else None, seed=req.seed, agent_name=req.agent_name,
             checks=req.checks or None, replace_template_checks=req.replace_template_checks), project=project)
-        # The run's own call cap; the clock must reach that far.
-        ep.step_limit = req.max_calls
-        # The engine forgets the episode a little after the run's own endings
-        # are due, so the run is always ended and scored first.
-        ep.idle_timeout = req.idle_timeout_seconds + _GRACE
-        ep.max_age = req.timeout_seconds + _GRACE
-        if len(ep.clock) <= req.max_calls:
-            ep.clock = self._run_clock(world, req.max_calls)
+        # The run's own call cap. The engine forgets the episode a little after
+        # the run's own endings are due, so the run is always ended and scored first.
+        clock = self._run_clock(world, req.max_calls) if len(ep.clock) <= req.max_calls else None
+        self.engine.limit(ep, req.max_calls, req.idle_timeout_seconds + _GRACE, req.timeout_seconds + _GRACE, clock)
         text = ep.setup.instruction if task is not None else req.task
         run = self.book.add(ep, RunOptions(
             max_calls=req.max_calls, idle_timeout_seconds=req.idle_timeout_seconds,
@@ -127,15 +131,19 @@ class RunOps:
         return run
 
     async def read_run(self, run_id: str, project: str | None = None) -> Run:
-        """A run; reading ends a run that is due (idle or timed out)."""
+        """A run; reading ends a run that is due (idle or timed out), and that
+        ending is in the action log before the read is answered."""
         run = self._run(run_id, project)
-        await self._end_if_due(run)
+        await self._logged(self._end_if_due(run))
         return run
 
     async def finish_run(self, run_id: str, output: str, key: str | None = None,
                          project: str | None = None) -> Run:
         """End a run on purpose and score it. A second finish is ``run_ended``
         unless it repeats the first one's idempotency key."""
+        return await self._logged(self._finish_run(run_id, output, key, project))
+
+    async def _finish_run(self, run_id: str, output: str, key: str | None, project: str | None) -> Run:
         run = self._run(run_id, project)
         await self._end_if_due(run)
         if run.ended_by is not None:
@@ -150,13 +158,16 @@ class RunOps:
     async def run_tools(self, run_id: str, project: str | None = None) -> Run:
         """A run whose tools still answer (``run_ended`` once it has ended)."""
         run = self._run(run_id, project)
-        await self._end_if_due(run)
+        await self._logged(self._end_if_due(run))
         if run.ended_by is not None:
             raise errors.RunEnded("The run has ended; its tools no longer answer.")
         return run
 
     async def sweep_runs(self) -> int:
         """End every run that is due; answers how many."""
+        return await self._logged(self._sweep_runs())
+
+    async def _sweep_runs(self) -> int:
         due = self.book.due()
         for run, why in due:
             await self._end(run, why)
@@ -189,7 +200,12 @@ class RunOps:
 
     async def tool_call(self, episode_id: str, token: str | None, tool: str, args_json: bytes, surface: str) -> dict:
         """One tool call through a door other than ``step``: the same engine
-        call (same trace entry, same digest), answered as ``step`` answers it."""
+        call (same trace entry, same digest), answered as ``step`` answers it,
+        and in the action log before it is answered, as a step is."""
+        return await self._logged(self._tool_call(episode_id, token, tool, args_json, surface))
+
+    async def _tool_call(self, episode_id: str, token: str | None, tool: str, args_json: bytes,
+                         surface: str) -> dict:
         self.authorize(episode_id, token)
         run = self.book.of_episode(episode_id)
         if run is not None:

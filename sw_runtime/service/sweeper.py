@@ -1,5 +1,12 @@
 """The background sweeps: endings past their deadlines (idle, over-age, runs that are due),
-memory, retention, compaction."""
+memory, retention, compaction, the results store's checkpoints.
+
+Every piece of work here runs on the event loop between requests, so none
+may hold it for long: endings are scored and results stored a few at a time,
+and the sweeper yields once a turn has used ``reads.TURN`` seconds. (Measured in
+the soak: storing 50 results in one turn, packing their traces, held the
+loop for 100-500 ms, and ``/healthz`` p99 went to 220-370 ms.)
+"""
 
 from __future__ import annotations
 
@@ -7,32 +14,25 @@ import asyncio
 import logging
 
 from ..engine.lifetimes import return_memory
+from .reads import Turn
 
 log = logging.getLogger("sandworld.service")
 
-_SLICE = 500  # endings per turn of the event loop
-_STORE_SLICE = 50  # results written to the results store per turn of the event loop
+_END_SLICE = 16  # endings scored per step of a turn
+_STORE_SLICE = 4  # results packed and written per step of a turn (one transaction each)
 
 
 async def sweep_forever(engine, data) -> None:
-    """End episodes past their deadlines (idle, timeout, step_limit) in slices,
-    logging each slice; store the results of ended episodes (in slices); drop
-    results past the retention; hand
-    memory back to the OS after many episodes were freed; compact the log
-    when it has grown."""
+    """End episodes past their deadlines (idle, timeout, step_limit) and log
+    them; store the results of ended episodes; drop results past the
+    retention; hand memory back to the OS after many episodes were freed;
+    compact the log when it has grown. Each in steps, yielding every ``reads.TURN`` seconds."""
     period = max(0.25, min(60.0, engine.settings.idle_timeout / 4))
     trimmed_at = 0
     while True:
         await asyncio.sleep(period)
         try:
-            while engine.sweep(most=_SLICE) >= _SLICE:
-                data.commit(engine)
-                await asyncio.sleep(0)
-            data.commit(engine)
-            while data.store_results(engine, _STORE_SLICE) >= _STORE_SLICE:
-                await asyncio.sleep(0)
-            if data.results is not None:
-                data.results.prune()
+            await sweep_once(engine, data)
             if engine.freed - trimmed_at >= 1000:
                 trimmed_at = engine.freed
                 return_memory()
@@ -41,6 +41,27 @@ async def sweep_forever(engine, data) -> None:
                 await data.compact()
         except Exception:  # keep sweeping whatever one pass hit
             log.exception("sweep failed")
+
+
+async def sweep_once(engine, data) -> None:
+    """One pass: end what is due, store what ended, prune the results store,
+    yielding to the loop every ``reads.TURN`` seconds."""
+    turn = Turn()
+    while True:
+        freed = engine.freed
+        ended = engine.sweep(most=_END_SLICE)  # ends and frees up to _END_SLICE each
+        data.commit(engine)  # each step's endings are logged before the loop moves on
+        if ended < _END_SLICE and engine.freed - freed < _END_SLICE:
+            break
+        await turn.step()
+    stored = 0
+    while n := data.store_results(engine, _STORE_SLICE):
+        stored += n
+        await turn.step()
+    if data.results is not None:
+        data.results.prune()
+        if stored:
+            await asyncio.to_thread(data.results.checkpoint)  # its fsyncs off the loop
 
 
 async def sweep_runs_forever(svc, period: float = 2.0) -> None:

@@ -72,6 +72,7 @@ class DataFolder:
         self.log = action_log.ActionLog(path, self.mode)
         engine.journal = []
         keys.on_finish = lambda *a: _journal_key(engine, *a)
+        engine.users.on_reply = lambda eid, key, reply: _journal_reply(engine, eid, key, reply)
         if self.report.lines:
             log.warning("replayed the action log %s: %s", path, self.report.as_dict())
         return self.report
@@ -132,7 +133,10 @@ class DataFolder:
 
         def aside():  # two passes over the file, a line at a time: the log is never held whole
             need = compact.needed(action_log.read(path, upto))
-            return action_log.write_aside(path, compact.filtered(action_log.read(path, upto), need))
+            tmp = action_log.write_aside(path, compact.filtered(action_log.read(path, upto), need))
+            with open(tmp, "rb") as f:  # the bulk reaches the disk here, off the loop: the fsync on the loop
+                os.fsync(f.fileno())  # (finish_aside) then covers only the tail
+            return tmp
 
         tmp = await asyncio.to_thread(aside)
         self.log.close()
@@ -160,3 +164,9 @@ def _journal_key(engine, scope, key, fingerprint, canonical, reply, expires_wall
     if engine.journal is not None:
         engine.journal.append(("k", scope, key, fingerprint, canonical, reply.created,
                                base64.b64encode(reply.body).decode(), None, expires_wall))
+
+
+def _journal_reply(engine, episode_id, key, reply) -> None:
+    # Before the step's own record, in the same line: a replay restores the reply, then runs the step.
+    if engine.journal is not None:
+        engine.journal.append(("u", episode_id, key, reply))

@@ -11,7 +11,9 @@ report (``/healthz`` shows it) and never silently passed over.
 
 Records (each a JSON array; see ``Engine`` for where they are written):
 ``c`` create, ``s`` step, ``f`` fork, ``p``/``pd`` snapshot taken/deleted,
-``e`` ended, ``k`` idempotency key.
+``e`` ended, ``k`` idempotency key, ``u`` the reply an llm user gave the step
+after it (so a replay does not ask the model again), ``l`` an episode's own limits
+(a 001 run's ``max_calls`` and timeouts).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Report:
     steps: int = 0
     ended: int = 0
     keys: int = 0
+    replies: int = 0
     mismatches: list = field(default_factory=list)
     seconds: float = 0.0
 
@@ -49,7 +52,8 @@ class Report:
 
     def as_dict(self) -> dict:
         return {"lines": self.lines, "episodes": self.episodes, "steps": self.steps, "ended": self.ended,
-                "keys": self.keys, "mismatches": len(self.mismatches), "seconds": round(self.seconds, 3)}
+                "keys": self.keys, "replies": self.replies, "mismatches": len(self.mismatches),
+                "seconds": round(self.seconds, 3)}
 
 
 def replay(engine, keys, lines) -> Report:
@@ -148,4 +152,19 @@ def _key(keys, rec, report) -> None:
     report.keys += 1
 
 
-_APPLY = {"c": _create, "s": _step, "f": _fork, "p": _snapshot, "pd": _snapshot_gone, "e": _ended}
+def _user_reply(engine, rec, report) -> None:
+    engine.users.remember(_dec(rec[2]), _dec(rec[3]))  # an llm user's reply, for the step that follows
+    report.replies += 1
+
+
+def _limits(engine, rec, report) -> None:
+    eid = _dec(rec[1])
+    ep = engine.episodes.get(eid)
+    if ep is None:
+        report.mismatch(f"episode {eid}: not there to give its own limits (a run's max_calls and timeouts)")
+        return
+    engine.limit(ep, _dec(rec[2]), _dec(rec[3]), _dec(rec[4]))
+
+
+_APPLY = {"c": _create, "s": _step, "f": _fork, "p": _snapshot, "pd": _snapshot_gone, "e": _ended,
+          "u": _user_reply, "l": _limits}

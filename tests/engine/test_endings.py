@@ -132,3 +132,25 @@ def test_list_episodes_filters_and_pages_in_a_stable_order(http):
     assert_error(http.get("/episodes", params={"status": "sleeping"}), 400, "invalid_request")
     assert_error(http.get("/episodes", params={"limit": 0}), 400, "invalid_request")
     assert_error(http.get("/episodes", params={"colour": "red"}), 400, "invalid_request")
+
+
+def test_the_stored_trace_is_the_trace_read_while_live():
+    """The results store embeds the answered JSON as is (not decoded and
+    encoded again): what it answers must be exactly what a live read showed."""
+    from sw_runtime import schemas
+    from sw_runtime.config import Settings
+    from sw_runtime.engine.engine import Engine
+    from sw_runtime.store.results import Results
+
+    e = Engine(Settings(durability="none"))
+    e.results = Results(":memory:")
+    ep = e.create("coinpurse", schemas.CreateEpisode(task_id="cp-02", seed=3, signals=True))
+    for tool, args in [("get_balance", {}), ("list_transactions", {}), ("list_contacts", {}),
+                       ("send_payment", {"to": "nobody", "amount": 1}), ("no_such_tool", {}),
+                       ("get_balance", {"unexpected": [1, 2.5, None, "é"]})]:
+        e.step(ep.id, tool, args)
+    live = e.describe(ep.id)["trace"]
+    assert any(not row["ok"] for row in live) and any("signals" in row for row in live)
+    e.end(ep, "idle")
+    e.results.put_many(e.take_results())
+    assert e.results.get(ep.id)["trace"] == live

@@ -32,15 +32,20 @@ def test_counters_move_with_steps_creates_submits_refusals_and_errors(tmp_path):
         http.post(f"/episodes/{ep}/submit", json={})
         http.get("/episodes/ep_nope")
         http.post("/batch", content=b"{not json")
+        other = http.post("/environments/coinpurse/episodes", json={"task_id": "cp-01"}).json()["episode_id"]
         after = scrape(root)
+        health = httpx.get(f"{root}/healthz").json()
+        http.delete(f"/episodes/{other}")
     assert value(after, "sandworld_steps_total", world="coinpurse") - value(before, "sandworld_steps_total",
                                                                              world="coinpurse") == 5
-    assert value(after, "sandworld_creates_total", world="coinpurse") == 1
+    assert value(after, "sandworld_creates_total", world="coinpurse") == 2
     assert value(after, "sandworld_submits_total", world="coinpurse") == 1
     assert value(after, "sandworld_refusals_total", code="unknown_tool") == 1
     assert value(after, "sandworld_http_errors_total", code="not_found", status="404") == 1
     assert value(after, "sandworld_http_errors_total", code="invalid_json", status="400") == 1
-    assert value(after, "sandworld_live_episodes") == 1
+    # live: the open one, as the cap and /healthz count; held: it and the submitted one kept a while
+    assert value(after, "sandworld_live_episodes") == 1 == health["open"]
+    assert value(after, "sandworld_held_episodes") == 2 == health["episodes"]
     assert value(after, "sandworld_idempotency_keys") == 0
     step_route = dict(route="/api/v1/episodes/{id}/step", method="POST")
     assert value(after, "sandworld_request_duration_seconds_count", **step_route) == 2

@@ -4,6 +4,7 @@ compaction while lines keep arriving."""
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 import msgspec
 import pytest
@@ -50,6 +51,7 @@ def test_compaction_keeps_what_is_appended_while_it_runs(tmp_path):
 
     class Nothing:  # an engine (and keys) with nothing to replay
         journal = on_event = None
+        users = SimpleNamespace(on_reply=None)
         pending_results: dict = {}
         on_finish = None
 

@@ -12,14 +12,15 @@ import httpx
 import pytest
 from sandworld.local import local_server_process
 
+from tests.fakes import fake_model
 from tests.runtime.test_api import assert_error, create
 
 pytestmark = pytest.mark.slow
 
 
 @contextlib.contextmanager
-def server(data_dir, *args):
-    with local_server_process("--data-dir", str(data_dir), *args) as (url, proc):
+def server(data_dir, *args, env=None):
+    with local_server_process("--data-dir", str(data_dir), *args, env=env) as (url, proc):
         with httpx.Client(base_url=url, timeout=60) as http:
             yield http, proc
 
@@ -144,3 +145,58 @@ def test_without_durability_an_old_id_says_the_server_restarted(tmp_path):
         err = assert_error(http.get(f"/episodes/{eid}"), 404, "not_found")
         assert "restarted" in err["message"] and "memory" in err["message"]
     assert not (tmp_path / "shard-00").exists()
+
+
+def test_an_llm_users_replies_come_back_from_the_log_without_asking_the_model(tmp_path):
+    with fake_model(lambda messages: f"Reply to {messages[-1]['content']!r} after {len(messages)} messages") as model:
+        env = {"SW_USER_SIM": "sim-1", "SW_USER_SIM_URL": model.url}
+        with server(tmp_path, env=env) as (http, proc):
+            eid = create(http, "coinpurse", task_id="cp-14", seed=3, user_simulator="llm")["episode_id"]
+            ask = {"tool": "ask_user", "arguments": {"question": "How much should I send?"}}
+            assert http.post(f"/episodes/{eid}/step", json=ask).json()["ok"] is True
+            batch = http.post("/batch", json={"calls": [
+                {"episode_id": eid, "tool": "ask_user", "arguments": {"question": "Are you sure?"}},
+                {"episode_id": eid, "tool": "get_balance"},
+            ]}).json()["results"]
+            assert all(r["ok"] for r in batch)
+            before = http.get(f"/episodes/{eid}").json()
+            asked = len(model.requests)
+            assert asked == 2
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        model.reply = None  # the model now fails: a replay that asked it would not land on the same digests
+        with server(tmp_path, env=env) as (http, _):
+            replay = root_get(http, "/healthz").json()["replay"]
+            assert replay["mismatches"] == 0 and replay["replies"] == 2 and replay["steps"] == 3
+            now = http.get(f"/episodes/{eid}").json()
+            assert now["trace"] == before["trace"] and now["digest"] == before["digest"]
+            assert [e["result"]["answer"] for e in now["trace"][:2]] == [
+                "Reply to 'How much should I send?' after 2 messages", "Reply to 'Are you sure?' after 4 messages"]
+        assert len(model.requests) == asked  # the model was not asked again
+
+
+def test_a_runs_tool_calls_are_logged_before_they_are_answered_and_replay_past_the_step_limit(tmp_path):
+    # A 001 run with its own max_calls past the server's step limit (200), called through the real
+    # APIs' paths (not /step): every acknowledged call is back after a SIGKILL, with no mismatch.
+    gmail = "/gmail.googleapis.com/gmail/v1/users/me/messages"
+    with server(tmp_path) as (http, proc):
+        base = str(http.base_url).removesuffix("/api/v1/")
+        run = httpx.post(f"{base}/v1/runs", headers={"authorization": "Bearer any-key"}, timeout=30, json={
+            "environment": "offsite-planning", "task": "Schedule the Q4 offsite", "max_calls": 400,
+            "agent": {"name": "ops-assistant", "revision": "1"}}).json()
+        auth = {"authorization": f"Bearer {run['token']}"}
+        with httpx.Client(base_url=run["tools_url"], headers=auth, timeout=30) as tools:
+            for _ in range(230):
+                assert tools.get(gmail, params={"q": "offsite"}).status_code == 200
+        before = http.get(f"/episodes/{run['episode_id']}").json()
+        assert before["steps"] == 230
+        proc.send_signal(signal.SIGKILL)  # right after the last answer: nothing else was logged since
+        proc.wait()
+    with server(tmp_path) as (http, _):
+        replay = root_get(http, "/healthz").json()["replay"]
+        assert replay["mismatches"] == 0 and replay["steps"] == 230
+        now = http.get(f"/episodes/{run['episode_id']}").json()
+        assert now["steps"] == 230 and now["digest"] == before["digest"] and now["trace"] == before["trace"]
+        # the run's own limit came back too: the episode takes call 231, past the server's 200
+        r = http.post(f"/episodes/{run['episode_id']}/step", json={"tool": "gmail.labels.list", "arguments": {}})
+        assert r.status_code == 200, r.text
