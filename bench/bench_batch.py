@@ -413,7 +413,7 @@ async def run(args, progress) -> dict:
         cache_a, cache_e = [0, 0], [0, 0]  # read-cache hits and misses during (a) and (e)
         lat_a, kept_a = [], []
         a_episodes = []
-        profiler = Profiler(args.profile, pid, args.native)
+        profiler = Profiler(args.profile if args.profile_phase == "a" else None, pid, args.native)
         try:
             for r in range(1, rounds + 1):
                 mark = len(w.episodes["coinpurse"])
@@ -447,7 +447,11 @@ async def run(args, progress) -> dict:
 
         # (d) the floor: as many calls through dummy's noop
         meter_d = Meter(pid)
-        n_d, _, kept_d = await drive(conns, lambda: w.batch_generation("dummy"), meter_d, limit=n_a, keep_every=10)
+        profiler = Profiler(args.profile if args.profile_phase == "d" else None, pid, args.native)
+        try:
+            n_d, _, kept_d = await drive(conns, lambda: w.batch_generation("dummy"), meter_d, limit=n_a, keep_every=10)
+        finally:
+            profiler.stop()
         steps_d = n_d * args.batch_size / meter_d.wall
         t_d = tally(kept_d)
         progress("(d) noop floor")
@@ -456,8 +460,12 @@ async def run(args, progress) -> dict:
         step_conns = [await C.Conn.open(host, port) for _ in range(args.connections)]
         per_episode_c = max(1, min(args.steps_per_episode, 20))
         meter_c = Meter(pid)
-        n_c, lat_c, _ = await drive(step_conns, lambda: w.step_generation("coinpurse", per_episode_c), meter_c,
-                                    seconds=args.seconds)
+        profiler = Profiler(args.profile if args.profile_phase == "c" else None, pid, args.native)
+        try:
+            n_c, lat_c, _ = await drive(step_conns, lambda: w.step_generation("coinpurse", per_episode_c), meter_c,
+                                        seconds=args.seconds)
+        finally:
+            profiler.stop()
         steps_c = n_c / meter_c.wall
         client_us = meter_c.client / max(1, n_c) * 1e6
         for c in step_conns:
@@ -542,7 +550,8 @@ async def run(args, progress) -> dict:
     if args.profile:
         extra["profile"] = [{"function": fn, "self": round(a, 4), "total": round(b, 4)}
                             for fn, a, b in top_functions(args.profile, 15)]
-        rows[0]["note"] += f"; profiled with py-spy ({args.profile})"
+        profiled = next(r for r in rows if r["measure"].startswith(f"({args.profile_phase})"))
+        profiled["note"] += f"; profiled with py-spy ({args.profile})"
     extra["workload"] = {
         "mix_sampled": mix,
         "writes_refused": f"{refused_share:.0%} of writes refused ({top_codes})",
@@ -615,6 +624,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", metavar="FILE",
                    help="record the server with py-spy during (a) into FILE (collapsed stacks) and print the "
                         "top 15 functions; (a) is then measured under the profiler")
+    p.add_argument("--profile-phase", choices=("a", "c", "d"), default="a",
+                   help="with --profile: the phase recorded: (a) coinpurse (default), (c) single /step or (d) the noop floor")
     p.add_argument("--native", action="store_true", help="with --profile: include C frames (py-spy --native)")
     C.common_args(p)
     return p

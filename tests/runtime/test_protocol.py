@@ -61,3 +61,53 @@ def test_slow_headers_and_bodies_time_out(monkeypatch):
         status, err = envelope(raw(url, b"POST /api/v1/batch HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{"))
         assert status == 408 and "body" in err["message"]
         assert httpx.get(url.removesuffix("/api/v1") + "/healthz").status_code == 200
+
+
+class _Recorder:
+    """Stands in for the socket's transport: records what reaches it."""
+
+    def __init__(self):
+        self.sent, self.closed = [], False
+
+    def writelines(self, chunks):
+        self.sent.append(list(chunks))
+
+    def is_closing(self):
+        return self.closed
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_response_leaves_in_one_write():
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+    try:
+        sock = _Recorder()
+        out = protocol._OneWrite(sock, loop)
+        out.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n")
+        out.write(b"{}")
+        assert sock.sent == []  # held until the response completes
+        out.flush()
+        assert sock.sent == [[b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n", b"{}"]]
+        # A stream's chunk is not held past the loop's turn; close sends what is held first.
+        out.write(b"chunk")
+        loop.run_until_complete(asyncio.sleep(0))
+        assert sock.sent[-1] == [b"chunk"]
+        out.write(b"last")
+        out.close()
+        assert sock.sent[-1] == [b"last"] and sock.closed
+    finally:
+        loop.close()
+
+
+def test_pipelined_requests_are_answered_whole_and_in_order(api):
+    one = b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n"
+    two = b"GET /api/v1/nowhere HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
+    answer = raw(api, one + two)  # one packet, two requests; the server closes after the second
+    first, _, rest = answer.partition(b"\r\n\r\n")
+    length = int(next(h for h in first.split(b"\r\n") if h.lower().startswith(b"content-length")).split(b":")[1])
+    assert first.startswith(b"HTTP/1.1 200") and "core" in orjson.loads(rest[:length])
+    status, err = envelope(rest[length:])
+    assert status == 404 and err["code"] == "not_found"
