@@ -168,6 +168,7 @@ class Episode:
         mutated = schema_valid = False
         reactions = payload_json = None
         fault = None
+        shared = False  # the result's bytes are the read cache's, kept once already
         if tool is None:
             tool_json = _dumps(tool_name)
             head_ok = head_error = None
@@ -186,7 +187,12 @@ class Episode:
                     and tool.name not in self.world.reactions_by_tool:
                 # A pure call: a read answered once per state, a write whose
                 # resulting state is shared with the same call on the same state.
-                schema_valid, payload_json, ok, payload, mutated = self._pure(tool, args_json, n, at)
+                hit = None if tool.writes else _READS.get((self.store.identity, tool_name, args_json))
+                if hit is not None:  # the common case, answered here: a read this state answered before
+                    ok, payload_json = hit
+                    schema_valid = shared = True
+                else:
+                    schema_valid, payload_json, ok, payload, mutated = self._pure(tool, args_json, n, at)
             else:
                 try:
                     args = tool.decoder.decode(args_json)
@@ -215,11 +221,12 @@ class Episode:
         # An agent reads the same thing again and again (a balance, a list that
         # has not changed): keep one copy of a result equal to the tool's last,
         # since the trace holds every result for the episode's life.
-        last = self.last_results.get(tool_name)
-        if last is not None and last == payload_json:
-            payload_json = last
-        else:
-            self.last_results[tool_name] = payload_json
+        if not shared:
+            last = self.last_results.get(tool_name)
+            if last is not None and last == payload_json:
+                payload_json = last
+            else:
+                self.last_results[tool_name] = payload_json
         reactions_json = _dumps(reactions) if reactions else None
         self.calls.append((tool_name, ok, mutated))
         signals_json = None
@@ -239,7 +246,7 @@ class Episode:
         if head_ok is None:  # not one of the world's tools
             head_ok = b',"tool":' + tool_json + b',"ok":true,"result":'
             head_error = b',"tool":' + tool_json + b',"ok":false,"error":'
-        out = [_step_head(n), head_ok if ok else head_error, payload_json, at_json]
+        out = [_STEP_HEADS[n] if n < 1001 else _step_head(n), head_ok if ok else head_error, payload_json, at_json]
         if reactions_json is not None and fault is None:
             out += (b',"reactions":', reactions_json)
         if signals_json is not None:
@@ -248,17 +255,13 @@ class Episode:
 
     def _pure(self, tool, args_json: bytes, n: int, at: str):
         """A call to a pure tool on the episode's own state, with no fault and
-        no reaction: (schema_valid, payload_json | None, ok, payload, mutated).
-        A read comes from the read cache when this state answered it before
-        (then ``payload_json`` is set); a write gives the store the identity
-        the same call at this step gave the same state before (read_cache.py)."""
+        no reaction, that the read cache could not answer: (schema_valid,
+        payload_json | None, ok, payload, mutated). A read's answer is kept in
+        the cache (then ``payload_json`` is set); a write gives the store the
+        identity the same call at this step gave the same state before
+        (read_cache.py)."""
         store = self.store
-        key = None
-        if not tool.writes:
-            key = (store.identity, tool.name, args_json)
-            hit = _READS.get(key)
-            if hit is not None:
-                return True, hit[1], hit[0], None, False
+        key = None if tool.writes else (store.identity, tool.name, args_json)  # answer looked it up: a miss
         try:
             args = tool.decoder.decode(args_json)
         except msgspec.DecodeError as e:
