@@ -93,6 +93,9 @@ class MetricsMiddleware:
         self.metrics = metrics
         self._routes_of = routes_of  # () -> {endpoint: path template}, read once the app is built
         self._templates = None
+        # (route, method) -> the latency histogram's child: ``labels()`` checks
+        # its arguments and takes a lock on every call: 1.6 µs of 2.7 per request.
+        self._latency: dict = {}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -119,8 +122,11 @@ class MetricsMiddleware:
     def _observe(self, scope, status: int, error_body, seconds: float) -> None:
         if self._templates is None:
             self._templates = self._routes_of()
-        route = self._templates.get(scope.get("endpoint"), "unmatched")
-        self.metrics.latency.labels(route, scope["method"]).observe(seconds)
+        key = (self._templates.get(scope.get("endpoint"), "unmatched"), scope["method"])
+        child = self._latency.get(key)
+        if child is None:
+            child = self._latency[key] = self.metrics.latency.labels(*key)
+        child.observe(seconds)
         if error_body is not None:
             code = "unknown"
             try:
