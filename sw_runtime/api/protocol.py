@@ -85,21 +85,44 @@ class SandworldProtocol(HttpToolsProtocol):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # One timer per connection, moved lazily: arming sets a deadline, and
+        # the timer, when it fires before the deadline, waits again for it.
+        # Cancelling and making a timer at every phase of every request cost
+        # a few per cent of a single /step.
         self._timer = None
+        self._timer_at = 0.0
+        self._deadline = None  # loop time, or None: nothing to wait for
+        self._why = None  # what a timeout answers; None: the connection was idle, close it quietly
         self._header_bytes = 0
         self._too_large = False
+        self._late_headers = f"the request headers did not arrive within {self.header_timeout:g} s"
+        self._late_body = f"the request body paused for more than {self.body_timeout:g} s"
 
-    def _arm(self, seconds: float, why: str) -> None:
-        self._disarm()
-        self._timer = self.loop.call_later(seconds, self._timed_out, why)
+    def _arm(self, seconds: float, why: str | None) -> None:
+        self._deadline = deadline = self.loop.time() + seconds
+        self._why = why
+        if self._timer is None or deadline < self._timer_at:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer_at = deadline
+            self._timer = self.loop.call_at(deadline, self._check)
 
     def _disarm(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self._deadline = None
+
+    def _check(self) -> None:
+        self._timer = None
+        if self._deadline is None:
+            return
+        if self.loop.time() < self._deadline:  # moved since the timer was made
+            self._timer_at = self._deadline
+            self._timer = self.loop.call_at(self._deadline, self._check)
+        elif self._why is None:
+            self._idle()
+        else:
+            self._timed_out(self._why)
 
     def _timed_out(self, why: str) -> None:
-        self._timer = None
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(error_bytes(errors.RequestTimeout.status, errors.RequestTimeout.code, why))
             self.transport.close()
@@ -109,21 +132,23 @@ class SandworldProtocol(HttpToolsProtocol):
         self._one_write = _OneWrite(transport, self.loop)
         # A connection that sends nothing is closed like an idle keep-alive
         # one; the header timeout starts with a request's first byte.
-        self._timer = self.loop.call_later(self.timeout_keep_alive, self._idle)
+        self._arm(self.timeout_keep_alive, None)
 
     def _idle(self) -> None:
-        self._timer = None
         if self.transport is not None and not self.transport.is_closing():
             self.transport.close()
 
     def connection_lost(self, exc) -> None:
         self._disarm()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         super().connection_lost(exc)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._header_bytes = 0
-        self._arm(self.header_timeout, f"the request headers did not arrive within {self.header_timeout:g} s")
+        self._arm(self.header_timeout, self._late_headers)
 
     def _count(self, n: int) -> None:
         self._header_bytes += n
@@ -140,13 +165,13 @@ class SandworldProtocol(HttpToolsProtocol):
         super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
-        self._arm(self.body_timeout, f"the request body paused for more than {self.body_timeout:g} s")
+        self._arm(self.body_timeout, self._late_body)
         super().on_headers_complete()
         if self.cycle is not None:
             self.cycle.transport = self._one_write
 
     def on_body(self, body: bytes) -> None:
-        self._arm(self.body_timeout, f"the request body paused for more than {self.body_timeout:g} s")
+        self._arm(self.body_timeout, self._late_body)
         super().on_body(body)
 
     def on_message_complete(self) -> None:

@@ -60,6 +60,18 @@ def test_slow_headers_and_bodies_time_out(monkeypatch):
         assert status == 408 and err["code"] == "request_timeout" and time.monotonic() - t < 5
         status, err = envelope(raw(url, b"POST /api/v1/batch HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{"))
         assert status == 408 and "body" in err["message"]
+        # a kept-alive connection: a quick request, then one whose headers never end, times out in time too
+        with socket.create_connection((host, int(port)), timeout=20) as s:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+            assert s.recv(65536).startswith(b"HTTP/1.1 200")
+            time.sleep(0.7)
+            t = time.monotonic()
+            s.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\n")
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+            status, err = envelope(answer)
+            assert status == 408 and "headers" in err["message"] and 0.9 < time.monotonic() - t < 5
         assert httpx.get(url.removesuffix("/api/v1") + "/healthz").status_code == 200
 
 
