@@ -185,7 +185,7 @@ class Engine:
         the caller's (None with keys off); the episode is its."""
         world = get_world(environment)
         self.make_room(1)
-        return self.start(self.plan(environment, world, req, start, project), episode_id, project)
+        return self.start_from(self.plan(environment, world, req, start, project), episode_id, project)
 
     def plan(self, environment: str, world, req, start=None, project: str | None = None) -> Plan:
         """Validate a create request and make what its episodes start from
@@ -246,12 +246,12 @@ class Engine:
             snapshot_id=start.snapshot_id if start is not None else None, logged=None,
         )
 
-    def start(self, plan: Plan, episode_id: str | None = None, project: str | None = None) -> Episode:
+    def start_from(self, plan: Plan, episode_id: str | None = None, project: str | None = None) -> Episode:
         """Start one episode from ``plan`` (``create``, or a batch create's
         items that share one), once ``make_room`` made room for it."""
         req = plan.req
         ep = Episode(
-            id=episode_id or self.ids.episode(),
+            id=episode_id or self.new_episode_id(),
             world=plan.world,
             task=plan.task,
             seed=req.seed,
@@ -350,7 +350,7 @@ class Engine:
         out = []
         full = None
         plans: dict = {}  # an item's bytes -> its plan
-        make_room, start = self.make_room, self.start
+        make_room, start = self.make_room, self.start_from
         for i, raw in enumerate(items):
             key = bytes(raw)
             try:

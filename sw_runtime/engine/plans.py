@@ -4,7 +4,7 @@ A ``Plan`` holds everything an episode's start takes from its request: the
 world, the task set up on its start state, the checks and which of them pass
 at the start, the options, the log's create body. It is made once per
 request body (``Engine.plan``, where the request is validated) and each
-episode starts from it (``Engine.start``). A batch create makes one per
+episode starts from it (``Engine.start_from``). A batch create makes one per
 distinct item: a GRPO group is many identical items on one (task, seed), and
 validating, looking up and encoding the same item again for each of its
 episodes was most of a batch create.
