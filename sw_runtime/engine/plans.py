@@ -7,7 +7,7 @@ request body (``Engine.plan``, where the request is validated) and each
 episode starts from it (``Engine.start_from``). A batch create makes one per
 distinct item: a GRPO group is many identical items on one (task, seed), and
 validating, looking up and encoding the same item again for each of its
-episodes was most of a batch create.
+episodes was a sixth of a batch create.
 
 Nothing in a plan is written by the episodes that start from it: they fork
 its start state, and share its setup, checks and start passes as they

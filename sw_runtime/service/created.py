@@ -4,11 +4,12 @@ Each slot is the same bytes as the episode's create answer encoded whole
 (``Service._created``), made for a fraction of its cost. The episodes
 started from one plan (a GRPO group: one item repeated) differ only in their
 id and what is made of it, which are a create answer's first and last
-fields: what lies between (the policy and the tools, 11 KB) is encoded once
-per plan. The last fields (the links and the tools token) are the first
-episode's, with its id and token swapped for each next one's: ids and tokens
-are plain ASCII, which JSON writes as it is, and nothing else in those fields
-is made of them. Encoding every answer whole was most of a batch create.
+fields: what lies between (the policy and the tools, 11 KB on coinpurse) is
+encoded once per plan. The last fields (the links and the tools token) are
+the first episode's, with its id and token swapped for each next one's: ids
+and tokens are plain ASCII, which JSON writes as it is, and nothing else in
+those fields is made of them. Encoding every answer whole was a third of a
+batch create.
 """
 
 from __future__ import annotations
