@@ -40,7 +40,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
     service = Service(settings)
     layer = Layer(settings)
     layer.metrics.watch(service)
-    service.listen(layer.webhooks.emit)
+    service.listen(layer.webhooks.emit, layer.webhooks.hears)
 
     async def healthz(request: Request):
         return json_response(service.health())

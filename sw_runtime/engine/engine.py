@@ -33,6 +33,7 @@ from .dry_run import preview
 from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
 from .ids import Minter, parse
 from .lifetimes import Lifetimes
+from .plans import Plan
 from .read_cache import READS
 from .seeds import SeedCache
 from .signals import Signals
@@ -184,6 +185,11 @@ class Engine:
         the caller's (None with keys off); the episode is its."""
         world = get_world(environment)
         self.make_room(1)
+        return self.start_from(self.plan(environment, world, req, start, project), episode_id, project)
+
+    def plan(self, environment: str, world, req, start=None, project: str | None = None) -> Plan:
+        """Validate a create request and make what its episodes start from
+        (``plans.py``); ``start`` and ``project`` as for ``create``."""
         if req.checks:
             schemas.refuse_big_ints(req.checks, "checks")
         if req.state is not None:
@@ -225,41 +231,60 @@ class Engine:
         trigger = None
         if req.trigger is not None:
             setup, trigger = triggers.apply(world, seed.store, req.trigger, setup)
+        if sim_model is not None and (setup is None or not setup.hidden_facts):
+            raise errors.InvalidRequest(
+                "user_simulator: an llm user needs a task with details only the user knows; this one has none"
+            )
+        reference = None
+        if req.signals and task is not None:
+            reference = self.seeds.reference(world, task, seed)
+        return Plan(
+            environment=environment, world=world, req=req, task=task, setup=setup, checks=checks,
+            start_passes=start_passes, store=seed.store, seed_digest=seed.digest, clock=self._clock(world),
+            trigger=trigger, sim_model=sim_model, reference=reference,
+            start_kind=start.kind if start is not None else "seed",
+            snapshot_id=start.snapshot_id if start is not None else None, logged=None,
+        )
+
+    def start_from(self, plan: Plan, episode_id: str | None = None, project: str | None = None) -> Episode:
+        """Start one episode from ``plan`` (``create``, or a batch create's
+        items that share one), once ``make_room`` made room for it."""
+        req = plan.req
         ep = Episode(
             id=episode_id or self.new_episode_id(),
-            world=world,
-            task=task,
+            world=plan.world,
+            task=plan.task,
             seed=req.seed,
-            setup=setup,
-            checks=checks,
-            start_passes=start_passes,
-            start=seed.store,
-            seed_digest=seed.digest,
+            setup=plan.setup,
+            checks=plan.checks,
+            start_passes=plan.start_passes,
+            start=plan.store,
+            seed_digest=plan.seed_digest,
             agent_name=req.agent_name,
             created_at=_wall_now(),
             step_limit=self.settings.step_limit,
-            clock=self._clock(world),
+            clock=plan.clock,
             signals=req.signals,
             fault_profile=req.fault_profile,
             scoring=req.scoring,
             mode=req.mode,
         )
-        ep.trigger = trigger
+        if plan.trigger is not None:
+            ep.trigger = dict(plan.trigger)
+        setup = plan.setup
         if setup is not None and setup.hidden_facts:
-            ep.user = self.users.make(sim_model) if sim_model is not None else ScriptedUser()
-        elif sim_model is not None:
-            raise errors.InvalidRequest(
-                "user_simulator: an llm user needs a task with details only the user knows; this one has none"
-            )
+            ep.user = self.users.make(plan.sim_model) if plan.sim_model is not None else ScriptedUser()
         if req.signals:
-            reference = self.seeds.reference(world, task, seed) if task is not None else None
-            ep.tracker = Signals(ep, reference)
-        if start is not None:
-            ep.start_kind, ep.snapshot_id = start.kind, start.snapshot_id
+            ep.tracker = Signals(ep, plan.reference)
+        if plan.start_kind != "seed":
+            ep.start_kind, ep.snapshot_id = plan.start_kind, plan.snapshot_id
         if self.journal is not None:
-            body = _asdict(req)  # the create body: CreateEpisode's fields (a CreateItem's less its world)
-            body.pop("environment", None)
-            self.journal.append(("c", ep.id, environment, _Raw(_encode(body)), ep.created_at, project))
+            logged = plan.logged
+            if logged is None:
+                body = _asdict(req)  # the create body: CreateEpisode's fields (a CreateItem's less its world)
+                body.pop("environment", None)
+                logged = plan.logged = _Raw(_encode(body))
+            self.journal.append(("c", ep.id, plan.environment, logged, ep.created_at, project))
         ep.project = project
         self.register(ep)
         return ep
@@ -305,27 +330,49 @@ class Engine:
                 retry_after=5,
             )
 
-    def create_many(self, items: list, view, project: str | None = None, refused: dict | None = None) -> list:
+    def create_many(self, items: list, project: str | None = None, refused: dict | None = None,
+                    announce: bool = True) -> list:
         """Start one episode per item (a ``schemas.CreateItem`` as raw JSON), in
-        order, for ``project``. Each slot is ``view(episode)``, or ``{"ok": false, "error"}``
-        (``refused``: errors found beforehand, by index)."""
+        order, for ``project``. Each slot is ``(episode, plan)``, or the
+        ``ApiError`` that refused the item (``refused``: errors found
+        beforehand, by index). Items of the same bytes share one plan: the
+        episodes of a GRPO group are one item repeated. ``announce``: False
+        when nobody hears of created episodes (``on_event`` is not called)."""
+        on_event = self.on_event
+        if not announce:
+            self.on_event = None
+        try:
+            return self._create_many(items, project, refused)
+        finally:
+            self.on_event = on_event
+
+    def _create_many(self, items: list, project: str | None, refused: dict | None) -> list:
         out = []
         full = None
+        plans: dict = {}  # an item's bytes -> its plan
+        make_room, start = self.make_room, self.start_from
         for i, raw in enumerate(items):
+            key = bytes(raw)
             try:
-                req = schemas.decode_item(schemas.CreateItem, raw)
+                plan = plans.get(key)
+                if plan is None:
+                    req = schemas.decode_item(schemas.CreateItem, raw)
                 if refused and i in refused:
                     raise refused[i]
                 if full is not None:
                     raise full  # at the cap: nothing later in this request can free room
-                ep = self.create(req.environment, req, project=project)
+                if plan is None:
+                    world = get_world(req.environment)
+                    make_room(1)
+                    plan = plans[key] = self.plan(req.environment, world, req, project=project)
+                else:
+                    make_room(1)
+                out.append((start(plan, project=project), plan))
             except errors.RateLimited as e:
                 full = e
-                out.append({"ok": False, "error": e.slot()})
+                out.append(e)
             except errors.ApiError as e:
-                out.append({"ok": False, "error": e.slot()})
-            else:
-                out.append(view(ep))
+                out.append(e)
         return out
 
     def fork(self, episode_id: str, n: int, ids: list | None = None, project: str | None = None) -> tuple:

@@ -12,7 +12,8 @@ from .. import errors
 API = "/api/v1"
 
 
-def _next(ep) -> dict:
+def next_links(ep) -> dict:
+    """Where to step and submit the episode."""
     base = f"{API}/episodes/{ep.id}"
     return {"step": f"{base}/step", "submit": f"{base}/submit"}
 
@@ -103,7 +104,7 @@ def created(ep) -> dict:
                    for c in ep.checks if c.source == "custom"],
         "seed_digest": ep.seed_digest,
         "now": ep.clock[0],
-        "next": _next(ep),
+        "next": next_links(ep),
     }
 
 
@@ -116,7 +117,7 @@ def forked(ep) -> dict:
         "steps": ep.steps,
         "digest": ep.digest,
         "now": ep.clock[ep.steps],
-        "next": _next(ep),
+        "next": next_links(ep),
     }
 
 

@@ -126,6 +126,10 @@ class Dispatcher:
                 self.dropped += 1
                 log.warning("webhook queue full: dropped %s for %s", event, sub.url)
 
+    def hears(self, event: str, project: str | None) -> bool:
+        """Whether ``emit`` would queue anything for ``event`` about ``project``'s episodes now."""
+        return bool(self.subscriptions.matching(event, project))
+
     def page(self, webhook_id: str, page: PageRequest) -> dict:
         items = self._log.get(webhook_id, {}).values()
         return paginate(list(items), key=lambda d: (d.seq,), page=page, render=Delivery.describe)

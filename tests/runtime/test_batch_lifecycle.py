@@ -147,7 +147,7 @@ def test_a_group_generates_its_seed_and_task_setup_once(monkeypatch):
     object.__setattr__(task, "setup", counting_setup)  # Task is a frozen dataclass
     try:
         item = msgspec.Raw(b'{"environment": "coinpurse", "task_id": "cp-05", "seed": 777}')
-        res = Engine().create_many([item] * 64, views.created)
+        res = [views.created(ep) for ep, _plan in Engine().create_many([item] * 64)]
     finally:
         object.__setattr__(task, "setup", setup)
     assert len({r["episode_id"] for r in res}) == 64
