@@ -3,6 +3,10 @@
 ``where`` maps field -> value: a string value matches as a case-insensitive
 substring, any other value must be equal. Fields may be dotted paths
 (``start.date``).
+
+``where_matches`` and ``value_matches`` state the rule; ``compiled`` gives the
+same rule made ready for many records (a submit tests every record of a
+collection, and every changed record, against the same few ``where``s).
 """
 
 from __future__ import annotations
@@ -10,10 +14,8 @@ from __future__ import annotations
 _MISSING = object()
 
 
-def get_path(record, path: str):
-    """The value at a dotted path, or ``MISSING``."""
-    node = record
-    for part in path.split("."):
+def _walk(node, parts):
+    for part in parts:
         if isinstance(node, dict):
             node = node.get(part, _MISSING)
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
@@ -23,6 +25,11 @@ def get_path(record, path: str):
         if node is _MISSING:
             return _MISSING
     return node
+
+
+def get_path(record, path: str):
+    """The value at a dotted path, or ``MISSING``."""
+    return _walk(record, path.split("."))
 
 
 MISSING = _MISSING
@@ -46,15 +53,84 @@ def where_matches(record, where: dict | None) -> bool:
     return True
 
 
+# How a compiled test compares: value_matches with the branch on the
+# expected value's type taken once.
+_TEXT, _BOOL, _EQUAL = 0, 1, 2
+
+
+class Where:
+    """A ``where`` compiled: paths split once, a plain field read as one dict
+    lookup, a string's casefold taken once. ``m(record)`` is
+    ``where_matches(record, where)``; ``m(record, rid)`` also matches the
+    field ``id`` against ``rid`` when the record has none (``matching``)."""
+
+    __slots__ = ("where", "tests")
+
+    def __init__(self, where: dict):
+        self.where = where
+        tests = []
+        for path, expected in where.items():
+            parts = tuple(path.split(".")) if "." in path else None
+            if isinstance(expected, str):
+                kind, want = _TEXT, expected.casefold()
+            elif isinstance(expected, bool):
+                kind, want = _BOOL, expected
+            else:
+                kind, want = _EQUAL, expected
+            tests.append((path, parts, path == "id", kind, want))
+        self.tests = tuple(tests)
+
+    def __call__(self, record, rid=_MISSING) -> bool:
+        if type(record) is not dict:  # records are dicts; anything else takes the rule as stated
+            if rid is not _MISSING and "id" in self.where and "id" not in record:
+                record = {**record, "id": rid}
+            return where_matches(record, self.where)
+        for path, parts, is_id, kind, want in self.tests:
+            if parts is not None:
+                actual = _walk(record, parts)
+            elif is_id:
+                actual = record.get(path, rid)  # a record without an id field is matched on its own id
+            else:
+                actual = record.get(path, _MISSING)
+            if actual is _MISSING:
+                return False
+            if kind == _TEXT:
+                if not (isinstance(actual, str) and want in actual.casefold()):
+                    return False
+            elif kind == _BOOL:
+                if not (type(actual) is bool and actual == want):
+                    return False
+            elif isinstance(actual, bool) or not actual == want:
+                return False
+        return True
+
+
+def ALWAYS(record, rid=_MISSING) -> bool:
+    """The matcher of an empty ``where``."""
+    return True
+
+
+# Compiled ``where``s by the dict's id. A check's ``where`` is never changed
+# once the check is made, and is shared by every episode of its task and
+# seed; the entry holds the dict, so its id cannot be reused while cached.
+_COMPILED: dict = {}
+_MOST = 8192
+
+
+def compiled(where: dict | None):
+    """``where`` as a matcher (see ``Where``), cached."""
+    if not where:
+        return ALWAYS
+    got = _COMPILED.get(id(where))
+    if got is None:
+        if len(_COMPILED) >= _MOST:
+            _COMPILED.clear()  # bounded: recompiling is cheap
+        got = _COMPILED[id(where)] = Where(where)
+    return got
+
+
 def matching(store, collection: str, where: dict | None) -> list:
     """``(id, record)`` pairs of a collection that match ``where``; the id
     itself is matchable as the field ``id`` when the record has none."""
-    out = []
-    for rid, record in store.scan(collection):
-        if where and "id" in where and "id" not in record:
-            record_view = {**record, "id": rid}
-        else:
-            record_view = record
-        if where_matches(record_view, where):
-            out.append((rid, record))
-    return out
+    matches = compiled(where)
+    return [(rid, record) for rid, record in store.scan(collection) if matches(record, rid)]

@@ -47,26 +47,34 @@ def is_scored(check, at_start: bool, passed, rule: str = DEFAULT_RULE) -> bool:
     return check.always_scored or not at_start or passed is not True
 
 
-def _tally(checks, passes, start_passes, rule: str) -> tuple:
-    """``(earned, total)`` weights under ``rule``."""
-    total = earned = 0.0
+def _tallies(checks, passes, start_passes) -> dict:
+    """``{rule: (earned, total)}`` weights under every rule, in one pass."""
+    earned = dict.fromkeys(RULES, 0.0)
+    total = dict.fromkeys(RULES, 0.0)
     # Weights are relative: scaled by the largest, so that no sum of them overflows.
     top = max((c.weight for c in checks), default=1.0) or 1.0
     for check, passed, at_start in zip(checks, passes, start_passes):
-        if is_scored(check, at_start, passed, rule):
-            total += check.weight / top
-            if passed is True:
-                earned += check.weight / top
-    return earned * top, total * top  # in the checks' own weights again (capped, so no overflow)
+        share = check.weight / top
+        for rule in RULES:
+            if is_scored(check, at_start, passed, rule):
+                total[rule] += share
+                if passed is True:
+                    earned[rule] += share
+    # in the checks' own weights again (capped, so no overflow)
+    return {rule: (earned[rule] * top, total[rule] * top) for rule in RULES}
+
+
+def _score(earned: float, total: float, all_pass: bool, checks: list) -> float:
+    if total > 0:
+        return round(earned / total, 2)
+    return 1.0 if all_pass and checks else 0.0
 
 
 def weighted(checks: list, passes: list, start_passes: list, rule: str = DEFAULT_RULE) -> tuple:
     """``(score, all_pass)`` from each check's result (True, False or None)."""
     all_pass = all(p is True for p in passes)
-    earned, total = _tally(checks, passes, start_passes, rule)
-    if total > 0:
-        return round(earned / total, 2), all_pass
-    return (1.0 if all_pass and checks else 0.0), all_pass
+    earned, total = _tallies(checks, passes, start_passes)[rule]
+    return _score(earned, total, all_pass, checks), all_pass
 
 
 def budget_row(steps: int, budget: int) -> dict:
@@ -113,9 +121,11 @@ def evaluate(checks: list, facts: Facts, start_passes: list | None = None, rule:
                 "detail": detail,
             }
         )
-    score, all_pass = weighted(checks, passes, start_passes, rule)
-    denominators = {r: round(_tally(checks, passes, start_passes, r)[1], 4) for r in RULES}
-    scores = {r: weighted(checks, passes, start_passes, r)[0] for r in RULES}
+    all_pass = all(p is True for p in passes)
+    tallies = _tallies(checks, passes, start_passes)
+    denominators = {r: round(tallies[r][1], 4) for r in RULES}
+    scores = {r: _score(*tallies[r], all_pass, checks) for r in RULES}
+    score = scores[rule]
     if budget is not None and steps is not None and checks:
         row = budget_row(steps, budget)
         results.append(row)
