@@ -226,7 +226,9 @@ def _unallowed(c, diff, start, end):
                 yield collection, op, rids
                 continue
             store = start if op == "removed" else end
-            bad = [rid for rid in rids if not any(matches(store.get(collection, rid) or {}) for matches in tests)]
+            changed = [(rid, store.get(collection, rid) or {}) for rid in rids]
+            ok = {rid for matches in tests for rid, _record in matches.select(changed, ids=False)}
+            bad = [rid for rid in rids if rid not in ok]
             if bad:
                 yield collection, op, bad
 

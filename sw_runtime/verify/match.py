@@ -64,10 +64,11 @@ class Where:
     ``where_matches(record, where)``; ``m(record, rid)`` also matches the
     field ``id`` against ``rid`` when the record has none (``matching``)."""
 
-    __slots__ = ("where", "tests")
+    __slots__ = ("where", "tests", "lead", "alone")
 
     def __init__(self, where: dict):
         self.where = where
+        self.lead = None  # (field, casefolded text) of a plain text field: ``select`` tests it inline
         tests = []
         for path, expected in where.items():
             parts = tuple(path.split(".")) if "." in path else None
@@ -78,7 +79,10 @@ class Where:
             else:
                 kind, want = _EQUAL, expected
             tests.append((path, parts, path == "id", kind, want))
+            if self.lead is None and parts is None and kind == _TEXT:
+                self.lead = (path, want)
         self.tests = tuple(tests)
+        self.alone = self.lead is not None and len(tests) == 1
 
     def __call__(self, record, rid=_MISSING) -> bool:
         if type(record) is not dict:  # records are dicts; anything else takes the rule as stated
@@ -105,9 +109,30 @@ class Where:
         return True
 
 
-def ALWAYS(record, rid=_MISSING) -> bool:
-    """The matcher of an empty ``where``."""
-    return True
+    def select(self, pairs, ids: bool = True) -> list:
+        """The ``(id, record)`` pairs whose record matches: as
+        ``[p for p in pairs if self(p[1], p[0])]`` would give them, or with
+        ``ids`` False as ``[p for p in pairs if self(p[1])]``. Nearly every
+        ``where`` has a plain text field: it is tested inline, the others only
+        on the records that pass it."""
+        if not self.tests:
+            return list(pairs)
+        if self.lead is not None:
+            field, want = self.lead
+            if field == "id" and ids:
+                pairs = [p for p in pairs if type(p[1]) is not dict
+                         or (isinstance(a := p[1].get("id", p[0]), str) and want in a.casefold())]
+            else:
+                pairs = [p for p in pairs if type(p[1]) is not dict
+                         or (isinstance(a := p[1].get(field), str) and want in a.casefold())]
+            if self.alone:  # only records that are not dicts are left to test
+                return [p for p in pairs if type(p[1]) is dict or self(p[1], p[0] if ids else _MISSING)]
+        if ids:
+            return [p for p in pairs if self(p[1], p[0])]
+        return [p for p in pairs if self(p[1])]
+
+
+ALWAYS = Where({})  # the matcher of an empty ``where``
 
 
 # Compiled ``where``s by the dict's id. A check's ``where`` is never changed
@@ -132,5 +157,4 @@ def compiled(where: dict | None):
 def matching(store, collection: str, where: dict | None) -> list:
     """``(id, record)`` pairs of a collection that match ``where``; the id
     itself is matchable as the field ``id`` when the record has none."""
-    matches = compiled(where)
-    return [(rid, record) for rid, record in store.scan(collection) if matches(record, rid)]
+    return compiled(where).select(store.scan(collection))

@@ -20,11 +20,14 @@ task's own checks, so the same work earns the same dense reward.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from .evaluate import Facts, run_check
 
-RULES = ("share", "informative")
+RULES = ("share", "informative")  # both summed by _tallies
 DEFAULT_RULE = "share"
 BUDGET_ID = "within-budget"
+_WEIGHT = attrgetter("weight")
 
 
 def baseline(checks: list, start) -> list:
@@ -48,20 +51,22 @@ def is_scored(check, at_start: bool, passed, rule: str = DEFAULT_RULE) -> bool:
 
 
 def _tallies(checks, passes, start_passes) -> dict:
-    """``{rule: (earned, total)}`` weights under every rule, in one pass."""
-    earned = dict.fromkeys(RULES, 0.0)
-    total = dict.fromkeys(RULES, 0.0)
+    """``{rule: (earned, total)}`` weights under each rule, summed in one pass."""
     # Weights are relative: scaled by the largest, so that no sum of them overflows.
-    top = max((c.weight for c in checks), default=1.0) or 1.0
+    top = max(map(_WEIGHT, checks), default=1.0) or 1.0
+    earned = total = earned_informative = total_informative = 0.0
     for check, passed, at_start in zip(checks, passes, start_passes):
         share = check.weight / top
-        for rule in RULES:
-            if is_scored(check, at_start, passed, rule):
-                total[rule] += share
-                if passed is True:
-                    earned[rule] += share
+        total += share  # ``share``: every check counts
+        if passed is True:
+            earned += share
+        if is_scored(check, at_start, passed, "informative"):
+            total_informative += share
+            if passed is True:
+                earned_informative += share
     # in the checks' own weights again (capped, so no overflow)
-    return {rule: (earned[rule] * top, total[rule] * top) for rule in RULES}
+    return {"share": (earned * top, total * top),
+            "informative": (earned_informative * top, total_informative * top)}
 
 
 def _score(earned: float, total: float, all_pass: bool, checks: list) -> float:

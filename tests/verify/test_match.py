@@ -148,6 +148,14 @@ def test_an_empty_where_matches_everything_and_wheres_are_compiled_once():
     assert compiled(where) is compiled(where)
 
 
+def test_select_keeps_the_pairs_the_matcher_keeps():
+    pairs = [(f"k{i}", record) for i, record in enumerate(RECORDS)] + [("rq-08", {}), ("RQ-9", {"n": 1}), ("x", ["id"])]
+    for where in WHERES:
+        matches = compiled(where)
+        assert matches.select(pairs) == [p for p in pairs if matches(p[1], p[0])], where
+        assert matches.select(pairs, ids=False) == [p for p in pairs if matches(p[1])], where
+
+
 def test_matching_gives_the_plain_pairs():
     store = Store({"r": {f"k{i}": rec for i, rec in enumerate(RECORDS)}})
     for where in WHERES:
