@@ -39,7 +39,7 @@ def _j(value) -> str:
 
 
 def _where_text(where) -> str:
-    return f" matching {_j(where)}" if where else ""
+    return f" matching {compiled(where).json()}" if where else ""
 
 
 def _writes(diff: dict, collection) -> int:
@@ -228,7 +228,7 @@ def _unallowed(c, diff, start, end):
             store = start if op == "removed" else end
             changed = [(rid, store.get(collection, rid) or {}) for rid in rids]
             ok = {rid for matches in tests for rid, _record in matches.select(changed, ids=False)}
-            bad = [rid for rid in rids if rid not in ok]
+            bad = [rid for rid in rids if rid not in ok] if ok else rids
             if bad:
                 yield collection, op, bad
 

@@ -11,6 +11,8 @@ collection, and every changed record, against the same few ``where``s).
 
 from __future__ import annotations
 
+import orjson
+
 _MISSING = object()
 
 
@@ -64,10 +66,11 @@ class Where:
     ``where_matches(record, where)``; ``m(record, rid)`` also matches the
     field ``id`` against ``rid`` when the record has none (``matching``)."""
 
-    __slots__ = ("where", "tests", "lead", "alone")
+    __slots__ = ("where", "tests", "lead", "alone", "_json")
 
     def __init__(self, where: dict):
         self.where = where
+        self._json = None
         self.lead = None  # (field, casefolded text) of a plain text field: ``select`` tests it inline
         tests = []
         for path, expected in where.items():
@@ -108,6 +111,11 @@ class Where:
                 return False
         return True
 
+    def json(self) -> str:
+        """The ``where`` as JSON with sorted keys, as details quote it (made once)."""
+        if self._json is None:
+            self._json = orjson.dumps(self.where, option=orjson.OPT_SORT_KEYS).decode()
+        return self._json
 
     def select(self, pairs, ids: bool = True) -> list:
         """The ``(id, record)`` pairs whose record matches: as
@@ -120,11 +128,11 @@ class Where:
         if self.lead is not None:
             field, want = self.lead
             if field == "id" and ids:
-                pairs = [p for p in pairs if type(p[1]) is not dict
-                         or (isinstance(a := p[1].get("id", p[0]), str) and want in a.casefold())]
+                pairs = [(rid, record) for rid, record in pairs if type(record) is not dict
+                         or (isinstance(a := record.get("id", rid), str) and want in a.casefold())]
             else:
-                pairs = [p for p in pairs if type(p[1]) is not dict
-                         or (isinstance(a := p[1].get(field), str) and want in a.casefold())]
+                pairs = [(rid, record) for rid, record in pairs if type(record) is not dict
+                         or (isinstance(a := record.get(field), str) and want in a.casefold())]
             if self.alone:  # only records that are not dicts are left to test
                 return [p for p in pairs if type(p[1]) is dict or self(p[1], p[0] if ids else _MISSING)]
         if ids:

@@ -78,12 +78,16 @@ def plain_run_check(check, facts):
     if kind in ("action_called", "action_not_called"):
         n, detail = plain_count_calls(check, facts)
         return (None if n is None else (n > 0 if kind == "action_called" else n == 0)), detail
-    matching_was = E.matching
-    E.matching = plain_matching  # the evaluator's own code, over the plain matching
+    was = E.matching, E._where_text
+    E.matching, E._where_text = plain_matching, plain_where_text  # the evaluator's own code over the plain parts
     try:
         return E.EVALUATORS[kind](check, facts)
     finally:
-        E.matching = matching_was
+        E.matching, E._where_text = was
+
+
+def plain_where_text(where):
+    return f" matching {orjson.dumps(where, option=orjson.OPT_SORT_KEYS).decode()}" if where else ""
 
 
 def plain_tally(checks, passes, start_passes, rule):
