@@ -7,6 +7,7 @@ Each check kind has one function ``(check, facts) -> (passed, detail)``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from operator import countOf, itemgetter
 
 import orjson
@@ -225,10 +226,12 @@ def _unallowed(c, diff, start, end):
             if not tests:  # nothing may change here: every id, without reading a record
                 yield collection, op, rids
                 continue
-            store = start if op == "removed" else end
-            changed = [(rid, store.get(collection, rid) or {}) for rid in rids]
-            ok = {rid for matches in tests for rid, _record in matches.select(changed, ids=False)}
-            bad = [rid for rid in rids if rid not in ok] if ok else rids
+            get = partial((start if op == "removed" else end).get, collection)
+            if len(tests) > 1:  # each rule reads what the ones before it rejected: read the records once
+                get = dict(zip(rids, map(get, rids))).__getitem__
+            bad = rids
+            for matches in tests:
+                bad = matches.rejects(bad, get)
             if bad:
                 yield collection, op, bad
 

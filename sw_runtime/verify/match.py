@@ -140,6 +140,20 @@ class Where:
         return [p for p in pairs if self(p[1])]
 
 
+    def rejects(self, ids, get) -> list:
+        """The ids, in order, whose record ``get(id) or {}`` does not match:
+        ``[i for i in ids if not self(get(i) or {})]``, faster (see ``select``)."""
+        if not self.tests:
+            return []
+        if self.alone:
+            field, want = self.lead
+            return [rid for rid in ids
+                    if not (type(record := get(rid) or {}) is dict
+                            and isinstance(a := record.get(field), str) and want in a.casefold())
+                    and (type(record) is dict or not self(record))]
+        return [rid for rid in ids if not self(get(rid) or {})]
+
+
 ALWAYS = Where({})  # the matcher of an empty ``where``
 
 

@@ -127,9 +127,10 @@ def evaluate(checks: list, facts: Facts, start_passes: list | None = None, rule:
             }
         )
     all_pass = all(p is True for p in passes)
-    tallies = _tallies(checks, passes, start_passes)
-    denominators = {r: round(tallies[r][1], 4) for r in RULES}
-    scores = {r: _score(*tallies[r], all_pass, checks) for r in RULES}
+    denominators, scores = {}, {}
+    for r, (earned, total) in _tallies(checks, passes, start_passes).items():
+        denominators[r] = round(total, 4)
+        scores[r] = _score(earned, total, all_pass, checks)
     score = scores[rule]
     if budget is not None and steps is not None and checks:
         row = budget_row(steps, budget)
