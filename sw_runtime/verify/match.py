@@ -117,28 +117,24 @@ class Where:
             self._json = orjson.dumps(self.where, option=orjson.OPT_SORT_KEYS).decode()
         return self._json
 
-    def select(self, pairs, ids: bool = True) -> list:
-        """The ``(id, record)`` pairs whose record matches: as
-        ``[p for p in pairs if self(p[1], p[0])]`` would give them, or with
-        ``ids`` False as ``[p for p in pairs if self(p[1])]``. Nearly every
+    def select(self, pairs) -> list:
+        """The ``(id, record)`` pairs whose record matches, as
+        ``[p for p in pairs if self(p[1], p[0])]`` would give them. Nearly every
         ``where`` has a plain text field: it is tested inline, the others only
         on the records that pass it."""
         if not self.tests:
             return list(pairs)
         if self.lead is not None:
             field, want = self.lead
-            if field == "id" and ids:
+            if field == "id":
                 pairs = [(rid, record) for rid, record in pairs if type(record) is not dict
                          or (isinstance(a := record.get("id", rid), str) and want in a.casefold())]
             else:
                 pairs = [(rid, record) for rid, record in pairs if type(record) is not dict
                          or (isinstance(a := record.get(field), str) and want in a.casefold())]
             if self.alone:  # only records that are not dicts are left to test
-                return [p for p in pairs if type(p[1]) is dict or self(p[1], p[0] if ids else _MISSING)]
-        if ids:
-            return [p for p in pairs if self(p[1], p[0])]
-        return [p for p in pairs if self(p[1])]
-
+                return [p for p in pairs if type(p[1]) is dict or self(p[1], p[0])]
+        return [p for p in pairs if self(p[1], p[0])]
 
     def rejects(self, ids, get) -> list:
         """The ids, in order, whose record ``get(id) or {}`` does not match:
