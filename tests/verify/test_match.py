@@ -1,11 +1,13 @@
 """The compiled matchers and the check evaluators built on them give what the
 plain definitions give.
 
-``PLAIN_*`` below are the definitions as first written (a dotted path split
-per record, a record copied to show its id, each no_collateral rule matched
-per change, a generator over the calls, one tally per rule). The fast paths
-are pinned to them on every check of every task of every world, at the start
-and after each step of the task's reference solution, and on edge cases.
+The ``plain_*`` functions below are the definitions as they were before the
+fast paths (a dotted path split per record, a record copied to show its id,
+each no_collateral rule matched per change, a generator over the calls, one
+tally per rule). The fast paths are pinned to them on every check of every
+task of every world, at the start and after each step of the task's reference
+solution (and on the states the other tasks' solutions reach), and on edge
+cases.
 """
 
 from __future__ import annotations
