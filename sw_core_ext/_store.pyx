@@ -20,7 +20,7 @@ module does differently, for speed:
 
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from cpython.dict cimport PyDict_Copy, PyDict_GetItemWithError, PyDict_Update
+from cpython.dict cimport PyDict_Copy, PyDict_GetItemWithError, PyDict_Keys, PyDict_Update
 from cpython.list cimport PyList_GET_SIZE
 from cpython.ref cimport PyObject
 from libc.stdint cimport uint64_t
@@ -754,7 +754,7 @@ cdef class Store:
         cdef dict out = {}
         cdef _Col mine, theirs, col
         cdef _Entry a, b
-        cdef list created, updated, removed
+        cdef list created, updated, removed, rids
         for name in sorted(set(self._cols) | set(base._cols)):
             mine = self._cols.get(name)
             theirs = base._cols.get(name)
@@ -768,7 +768,15 @@ cdef class Store:
             if mine is theirs:  # one shared, never-written collection object
                 continue
             created, updated, removed = [], [], []
-            for rid in sorted(_candidates(mine, theirs)):
+            if mine.base is theirs.base and mine.base is not None and not theirs.delta:
+                # The common case (an episode's state against its start): one
+                # forked from the other and only this side written since, so
+                # its own writes are the candidates, no set of them needed.
+                rids = PyDict_Keys(mine.delta)
+                rids.sort()
+            else:
+                rids = sorted(_candidates(mine, theirs))
+            for rid in rids:
                 a = theirs.entry(rid)
                 b = mine.entry(rid)
                 if a is None:

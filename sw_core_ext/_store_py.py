@@ -421,7 +421,11 @@ class Store:
                     out[name][key] = list(ids)
                 continue
             created, updated, removed = [], [], []
-            for rid in sorted(_candidates(mine, theirs)):
+            if mine.base is theirs.base and mine.base is not None and not theirs.delta:
+                rids = sorted(mine.delta)  # forked one from the other, only this side written since
+            else:
+                rids = sorted(_candidates(mine, theirs))
+            for rid in rids:
                 a = theirs.entry(rid)
                 b = mine.entry(rid)
                 if a is None and b is not None:

@@ -16,6 +16,7 @@ import heapq
 import logging
 import time
 from datetime import datetime, timezone
+from operator import attrgetter
 
 import msgspec
 import orjson
@@ -70,6 +71,9 @@ def _args_value(args_json: bytes):
         return _loads(args_json)
     except (orjson.JSONDecodeError, RecursionError):
         return None
+
+
+_SOURCE = attrgetter("source")
 
 
 _second = [-1, ""]  # the last whole second formatted, and its text up to the "."
@@ -529,7 +533,7 @@ class Engine:
 
     def _ended(self, ep: Episode, ended_by: str, ev: dict, output: str, verdicts) -> None:
         ev["ended_by"] = ended_by
-        endings.close(ep, ended_by, ev)
+        endings.close(ep, ended_by, ev, _wall_now())  # the clock text made once per millisecond
         self.live -= 1
         if self.journal is not None:
             self.journal.append(("e", ep.id, ended_by, output, verdicts, ev.get("score")))
@@ -631,7 +635,7 @@ class Engine:
         # The task's step budget gates pass, unless the client replaced the
         # task's checks with its own (then only those decide).
         budget = None
-        if ep.task is not None and any(c.source == "template" for c in ep.checks):
+        if ep.task is not None and "template" in map(_SOURCE, ep.checks):
             budget = ep.task.step_budget
         if ep.checks:
             scored = evaluate(ep.checks, facts, ep.start_passes, ep.scoring, ep.steps, budget)
@@ -652,8 +656,8 @@ class Engine:
             "scores": scored["scores"],
             "step_budget": budget,
             "steps": ep.steps,
-            "write_steps": sum(1 for _t, _ok, m in ep.calls if m),
-            "tool_errors": sum(1 for _t, ok, _m in ep.calls if not ok),
+            "write_steps": ep.write_steps,
+            "tool_errors": ep.tool_errors,
             "checks": scored["checks"],
             "failure_kind": failure_kind,
             "mask_sample": False,

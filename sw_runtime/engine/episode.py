@@ -71,7 +71,7 @@ TRACE_ARGS_CAP = 64 * 1024  # arguments larger than this are not kept in the tra
 class Episode:
     __slots__ = (
         "id", "world", "task", "seed", "setup", "checks", "start_passes", "start", "store",
-        "seed_digest", "digest", "steps", "status", "trace", "calls", "agent_name",
+        "seed_digest", "digest", "steps", "status", "trace", "calls", "write_steps", "tool_errors", "agent_name",
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
         "tracker", "user", "stale", "scoring", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
         "ended_by", "ended_at", "nbytes", "meter", "args_cap", "sandbox", "trigger", "idle_timeout", "max_age",
@@ -97,6 +97,9 @@ class Episode:
         self.status = OPEN
         self.trace = Trace()
         self.calls = []  # (tool, ok, mutated): what the checks read
+        # Of those, how many changed the state and how many were refused: kept
+        # as they come, since a submit would otherwise walk every call again.
+        self.write_steps = self.tool_errors = 0
         self.agent_name = agent_name
         self.created_at = created_at
         self.born = self.touched = time.monotonic()
@@ -229,6 +232,10 @@ class Episode:
                 self.last_results[tool_name] = payload_json
         reactions_json = _dumps(reactions) if reactions else None
         self.calls.append((tool_name, ok, mutated))
+        if mutated:
+            self.write_steps += 1
+        if not ok:
+            self.tool_errors += 1
         signals_json = None
         if self.tracker is not None:
             signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault,

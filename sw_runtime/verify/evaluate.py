@@ -7,11 +7,13 @@ Each check kind has one function ``(check, facts) -> (passed, detail)``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
+from operator import countOf, itemgetter
 
 import orjson
 
 from . import checks as C
-from .match import MISSING, get_path, matching, value_matches, where_matches
+from .match import ALWAYS, MISSING, compiled, get_path, matching, value_matches
 
 
 @dataclass
@@ -38,7 +40,7 @@ def _j(value) -> str:
 
 
 def _where_text(where) -> str:
-    return f" matching {_j(where)}" if where else ""
+    return f" matching {compiled(where).json()}" if where else ""
 
 
 def _writes(diff: dict, collection) -> int:
@@ -148,9 +150,12 @@ def _call_matches(value, where: dict) -> bool:
     return True
 
 
+_TOOL = itemgetter(0)
+
+
 def _count_calls(c, f):
     if c.arguments is None and c.result is None:
-        n = sum(1 for tool, _ok, _m in f.calls if tool == c.action)
+        n = countOf(map(_TOOL, f.calls), c.action)
         return n, f"{c.action} called {n} time{'s' if n != 1 else ''}"
     n = _filtered_calls(c, f)
     filters = {k: v for k, v in (("arguments", c.arguments), ("result", c.result)) if v is not None}
@@ -188,32 +193,63 @@ def rubric(c, f):
 def allowed(c, op, collection, record) -> bool:
     """Whether a rule of the no_collateral check ``c`` allows this change."""
     for rule in c.allow:
-        if rule.collection == collection and op in rule.ops and where_matches(record, rule.where):
+        if rule.collection == collection and op in rule.ops and compiled(rule.where)(record):
             return True
     return False
 
 
+def _allows(c) -> dict:
+    """``(collection, op) -> [matcher, ...]``: the rules of the no_collateral
+    check ``c`` by the changes they may allow."""
+    out = {}
+    for rule in c.allow:
+        matches = compiled(rule.where)
+        for op in rule.ops:
+            out.setdefault((rule.collection, op), []).append(matches)
+    return out
+
+
+_OPS = ("created", "updated", "removed")
 _MARK = {"created": "+", "updated": "~", "removed": "-"}
+
+
+def _unallowed(c, diff, start, end):
+    """The changes in ``diff`` that no rule of the no_collateral check ``c``
+    allows, in the diff's order, as ``(collection, op, ids)`` runs."""
+    rules = _allows(c)
+    for collection, d in diff.items():
+        for op in _OPS:
+            rids = d[op]
+            tests = rules.get((collection, op))
+            if not rids or (tests and ALWAYS in tests):  # a rule without a where allows every such change
+                continue
+            if not tests:  # nothing may change here: every id, without reading a record
+                yield collection, op, rids
+                continue
+            get = partial((start if op == "removed" else end).get, collection)
+            if len(tests) > 1:  # each rule reads what the ones before it rejected: read the records once
+                get = dict(zip(rids, map(get, rids))).__getitem__
+            bad = rids
+            for matches in tests:
+                bad = matches.rejects(bad, get)
+            if bad:
+                yield collection, op, bad
 
 
 def collateral(c, diff, start, end) -> list:
     """Changes in ``diff`` that no rule of a no_collateral check allows,
     as ``collection[+id]`` (created), ``[~id]`` (updated), ``[-id]`` (removed)."""
-    bad = []
-    for collection, d in diff.items():
-        for op in ("created", "updated", "removed"):
-            for rid in d[op]:
-                record = (start if op == "removed" else end).get(collection, rid)
-                if not allowed(c, op, collection, record or {}):
-                    bad.append(f"{collection}[{_MARK[op]}{rid}]")
-    return bad
+    return [f"{collection}[{_MARK[op]}{rid}]" for collection, op, rids in _unallowed(c, diff, start, end)
+            for rid in rids]
 
 
 def no_collateral(c, f):
-    bad = collateral(c, f.diff, f.start, f.end)
-    if bad:
-        shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
-        return False, f"unexpected: {shown}"
+    shown, n = [], 0
+    for collection, op, rids in _unallowed(c, f.diff, f.start, f.end):
+        shown += [f"{collection}[{_MARK[op]}{rid}]" for rid in rids[:5 - len(shown)]]  # the detail names 5
+        n += len(rids)
+    if n:
+        return False, f"unexpected: {', '.join(shown)}" + (f" and {n - 5} more" if n > 5 else "")
     return True, "no changes beyond what the task requires"
 
 

@@ -20,11 +20,14 @@ task's own checks, so the same work earns the same dense reward.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from .evaluate import Facts, run_check
 
-RULES = ("share", "informative")
+RULES = ("share", "informative")  # both summed by _tallies
 DEFAULT_RULE = "share"
 BUDGET_ID = "within-budget"
+_WEIGHT = attrgetter("weight")
 
 
 def baseline(checks: list, start) -> list:
@@ -47,26 +50,36 @@ def is_scored(check, at_start: bool, passed, rule: str = DEFAULT_RULE) -> bool:
     return check.always_scored or not at_start or passed is not True
 
 
-def _tally(checks, passes, start_passes, rule: str) -> tuple:
-    """``(earned, total)`` weights under ``rule``."""
-    total = earned = 0.0
+def _tallies(checks, passes, start_passes) -> dict:
+    """``{rule: (earned, total)}`` weights under each rule, summed in one pass."""
     # Weights are relative: scaled by the largest, so that no sum of them overflows.
-    top = max((c.weight for c in checks), default=1.0) or 1.0
+    top = max(map(_WEIGHT, checks), default=1.0) or 1.0
+    earned = total = earned_informative = total_informative = 0.0
     for check, passed, at_start in zip(checks, passes, start_passes):
-        if is_scored(check, at_start, passed, rule):
-            total += check.weight / top
+        share = check.weight / top
+        total += share  # ``share``: every check counts
+        if passed is True:
+            earned += share
+        if is_scored(check, at_start, passed, "informative"):
+            total_informative += share
             if passed is True:
-                earned += check.weight / top
-    return earned * top, total * top  # in the checks' own weights again (capped, so no overflow)
+                earned_informative += share
+    # in the checks' own weights again (capped, so no overflow)
+    return {"share": (earned * top, total * top),
+            "informative": (earned_informative * top, total_informative * top)}
+
+
+def _score(earned: float, total: float, all_pass: bool, checks: list) -> float:
+    if total > 0:
+        return round(earned / total, 2)
+    return 1.0 if all_pass and checks else 0.0
 
 
 def weighted(checks: list, passes: list, start_passes: list, rule: str = DEFAULT_RULE) -> tuple:
     """``(score, all_pass)`` from each check's result (True, False or None)."""
     all_pass = all(p is True for p in passes)
-    earned, total = _tally(checks, passes, start_passes, rule)
-    if total > 0:
-        return round(earned / total, 2), all_pass
-    return (1.0 if all_pass and checks else 0.0), all_pass
+    earned, total = _tallies(checks, passes, start_passes)[rule]
+    return _score(earned, total, all_pass, checks), all_pass
 
 
 def budget_row(steps: int, budget: int) -> dict:
@@ -113,9 +126,12 @@ def evaluate(checks: list, facts: Facts, start_passes: list | None = None, rule:
                 "detail": detail,
             }
         )
-    score, all_pass = weighted(checks, passes, start_passes, rule)
-    denominators = {r: round(_tally(checks, passes, start_passes, r)[1], 4) for r in RULES}
-    scores = {r: weighted(checks, passes, start_passes, r)[0] for r in RULES}
+    all_pass = all(p is True for p in passes)
+    denominators, scores = {}, {}
+    for r, (earned, total) in _tallies(checks, passes, start_passes).items():
+        denominators[r] = round(total, 4)
+        scores[r] = _score(earned, total, all_pass, checks)
+    score = scores[rule]
     if budget is not None and steps is not None and checks:
         row = budget_row(steps, budget)
         results.append(row)

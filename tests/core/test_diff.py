@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from . import reference
@@ -99,3 +101,26 @@ def test_diff_across_a_flattened_chain(impl, base):
     store.remove("orders", "o1")
     assert store.diff(base) == reference.diff(store.to_dict(), base.to_dict())
     assert base.diff(store) == reference.diff(base.to_dict(), store.to_dict())
+
+
+def test_a_fork_written_in_any_order_lists_its_changes_sorted(impl, base):
+    """A state against the start it was forked from (a submit's diff): its own
+    writes are the candidates, in id order whatever order they came in."""
+    rng = random.Random(11)
+    child = base.fork()
+    for n in rng.sample(range(60), 60):
+        op = rng.choice(["insert", "update", "same", "remove"])
+        rid = f"u{n}"
+        if op == "insert" or child.get("users", rid) is None:
+            child.put("users", rid, {"n": n * 7})
+        elif op == "update":
+            child.update("users", rid, {"n": -n})
+        elif op == "same":
+            child.update("users", rid, dict(child.get("users", rid)))  # equal: not a change
+        else:
+            child.remove("users", rid)
+    child.remove("users", "u1")
+    child.update("users", "u2", {"n": 2})  # as at the start
+    child.insert("orders", "o0", {"total": 0})
+    assert child.diff(base) == reference.diff(child.to_dict(), base.to_dict())
+    assert base.diff(child) == reference.diff(base.to_dict(), child.to_dict())
