@@ -26,6 +26,11 @@ from ..verify.score import weighted
 # Fields that differ between any two correct runs (ids, times): not compared.
 _VOLATILE_NAMES = {"id", "at", "ts", "time", "timestamp"}
 
+# Encoded signals by what decides them (see Signals.after_step_json). The
+# values are bools, floats, None or a fault's name, so equal keys encode alike.
+_ENCODED: dict = {}
+_ENCODED_MAX = 4096
+
 _STATE_KINDS = (C.RecordExists, C.RecordAbsent, C.FieldEquals, C.FieldContains)
 _DIFF_KINDS = (C.WriteCount, C.NoWrites)  # no_collateral is kept incrementally
 _TRACE_KINDS = (C.ActionCalled, C.ActionNotCalled)
@@ -328,14 +333,26 @@ class Signals:
         return violation
 
     def after_step_json(self, ep, schema_valid: bool, mutated: bool, fault, call=None) -> bytes:
-        """``after_step`` encoded. Most steps are reads that change nothing,
-        whose signals are the same bytes as the last such step's: reuse them."""
+        """``after_step`` encoded. Most steps are reads that change nothing:
+        they skip the update, and their bytes are the last step's or, as most
+        steps of most episodes end in a few states, made once per process."""
         progress, ref_progress = self.progress, self.ref_progress
-        violation = self._update(ep, ep.calls[-1][0], mutated, call)
+        tool = ep.calls[-1][0]
+        if mutated or tool in self._by_action:
+            violation = self._update(ep, tool, mutated, call)
+        else:  # nothing any signal reads has changed
+            violation = False
+            if ep.store.journal:
+                ep.store.journal.clear()  # writes that left the state as it was
         key = (schema_valid, mutated, violation, fault, self.progress, progress, self.ref_progress, ref_progress)
         if key == self._last_key:
             return self._last_json
-        out = bytes(memoryview(orjson.dumps(self._body(schema_valid, mutated, violation, fault, progress, ref_progress))))
+        out = _ENCODED.get(key)
+        if out is None:
+            if len(_ENCODED) >= _ENCODED_MAX:
+                _ENCODED.clear()
+            out = bytes(memoryview(orjson.dumps(self._body(schema_valid, mutated, violation, fault, progress, ref_progress))))
+            _ENCODED[key] = out
         self._last_key, self._last_json = key, out
         return out
 
