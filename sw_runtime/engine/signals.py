@@ -250,7 +250,10 @@ class Signals:
                 op = "updated"
             else:
                 ops[op].add(rid)
-            changed.setdefault(coll, {"created": [], "updated": [], "removed": []})[op].append(rid)
+            got = changed.get(coll)
+            if got is None:
+                got = changed[coll] = {"created": [], "updated": [], "removed": []}
+            got[op].append(rid)
             for i in self._by_collection.get(coll, ()):
                 if now is not None and _holds(checks[i], rid, now):
                     hits[i].add(rid)
