@@ -82,6 +82,7 @@ class Reference:
             if d["created"]:
                 self.created[coll] = [_strip(end.get(coll, rid), created_ids) for rid in d["created"]]
         self.total = len(self.updated) + len(self.removed) + sum(len(v) for v in self.created.values())
+        self.records = {(coll, rid) for coll, rid, _fields in self.updated} | set(self.removed)
 
     def may_be(self, coll: str, record: dict) -> bool:
         """Whether a record created in ``coll`` may be one the solution
@@ -220,9 +221,10 @@ class Signals:
         """Bring the kept diff and record sets up to date with the records
         ``keys`` names; answer what changed, diff-shaped (each record under its
         op in the episode's diff, or under ``updated`` when it is back to its
-        start value), and the set of records changed back."""
+        start value), the set of records changed back, and whether the set of
+        created records changed."""
         start, store, checks, diff, hits = ep.start, ep.store, ep.checks, self._diff, self._hits
-        changed, back = {}, set()
+        changed, back, created_moved = {}, set(), False
         for coll, rid in keys:
             before = start.get(coll, rid) if start.has_collection(coll) else None
             now = store.get(coll, rid)
@@ -237,6 +239,8 @@ class Signals:
             ops = diff.get(coll)
             if ops is None:
                 ops = diff[coll] = {"created": set(), "updated": set(), "removed": set()}
+            if (rid in ops["created"]) != (op == "created"):
+                created_moved = True
             for ids in ops.values():
                 ids.discard(rid)
             candidates = self._candidates.get(coll)
@@ -259,7 +263,17 @@ class Signals:
                     hits[i].add(rid)
                 else:
                     hits[i].discard(rid)
-        return changed, back
+        return changed, back, created_moved
+
+    def _moves_reference(self, keys, created_moved: bool) -> bool:
+        """Whether a change to the records ``keys`` names can change
+        reference_progress: one is a record the solution changed or in a
+        collection it created records in, or the episode's created ids changed
+        while a created record may be one of the solution's (stripping reads them)."""
+        ref = self.reference
+        if created_moved and any(self._candidates.values()):
+            return True
+        return any(key in ref.records or key[0] in ref.created for key in keys)
 
     def _judge(self, changes: dict, ep) -> bool:
         """Update each no_collateral check's set with the verdicts on
@@ -301,12 +315,13 @@ class Signals:
             if journal:
                 journal.clear()  # writes that left the state as it was
         else:
-            if journal is None:  # a store this tracker has not seen (forks keep a journal): start over
+            everything = journal is None
+            if everything:  # a store this tracker has not seen (forks keep a journal): start over
                 changed, back = self._recount(ep), set()
             else:
-                changed, back = self._apply(ep, set(journal))
+                keys = set(journal)
                 journal.clear()
-            everything = journal is None
+                changed, back, created_moved = self._apply(ep, keys)
             for coll in self._by_collection if everything else changed:
                 for i in self._by_collection.get(coll, ()):
                     passed = not self._hits[i] if isinstance(checks[i], C.RecordAbsent) else bool(self._hits[i])
@@ -323,7 +338,7 @@ class Signals:
                     if passes[i] != passed:
                         passes[i] = passed
                         dirty = True
-            if self.reference is not None:
+            if self.reference is not None and (everything or self._moves_reference(keys, created_moved)):
                 self.ref_progress = self.reference.progress(store, diff, self._candidates)
             violation = self._judge(changed, ep)
             for (i, _guard), bad in zip(self.guards, self._bad):
