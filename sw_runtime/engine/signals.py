@@ -62,6 +62,11 @@ def _strip(record: dict, created_ids: set) -> dict:
     return {k: v for k, v in record.items() if not _volatile(k) and not (isinstance(v, str) and v in created_ids)}
 
 
+def _changes(diff: dict) -> list:
+    """A store's diff as ``(collection, id, op)``."""
+    return [(coll, rid, op) for coll, d in diff.items() for op in ("created", "updated", "removed") for rid in d[op]]
+
+
 class Reference:
     """The record-level changes of a task's reference solution."""
 
@@ -180,7 +185,7 @@ class Signals:
         self.ref_progress = reference.progress(ep.store, diff, self._candidates) if reference is not None else 0.0
         # per no_collateral check: the changed records its rules do not allow
         self._bad = [set() for _ in self.guards]
-        self._judge(diff, ep)
+        self._judge(_changes(diff), ep)
 
     def _recount(self, ep) -> dict:
         """The kept diff and record sets, from scratch; answers the store's diff.
@@ -219,12 +224,12 @@ class Signals:
 
     def _apply(self, ep, keys) -> tuple:
         """Bring the kept diff and record sets up to date with the records
-        ``keys`` names; answer what changed, diff-shaped (each record under its
-        op in the episode's diff, or under ``updated`` when it is back to its
-        start value), the set of records changed back, and whether the set of
+        ``keys`` names; answer what changed as ``(collection, id, op)`` (the
+        record's op in the episode's diff, or ``updated`` when it is back to
+        its start value), the records changed back, and whether the set of
         created records changed."""
         start, store, checks, diff, hits = ep.start, ep.store, ep.checks, self._diff, self._hits
-        changed, back, created_moved = {}, set(), False
+        changes, back, created_moved = [], [], False
         for coll, rid in keys:
             before = start.get(coll, rid) if start.has_collection(coll) else None
             now = store.get(coll, rid)
@@ -250,20 +255,17 @@ class Signals:
                 else:
                     candidates.discard(rid)
             if op is None:  # no longer differs from the start: changed back
-                back.add((coll, rid))
+                back.append((coll, rid))
                 op = "updated"
             else:
                 ops[op].add(rid)
-            got = changed.get(coll)
-            if got is None:
-                got = changed[coll] = {"created": [], "updated": [], "removed": []}
-            got[op].append(rid)
+            changes.append((coll, rid, op))
             for i in self._by_collection.get(coll, ()):
                 if now is not None and _holds(checks[i], rid, now):
                     hits[i].add(rid)
                 else:
                     hits[i].discard(rid)
-        return changed, back, created_moved
+        return changes, back, created_moved
 
     def _moves_reference(self, keys, created_moved: bool) -> bool:
         """Whether a change to the records ``keys`` names can change
@@ -275,20 +277,19 @@ class Signals:
             return True
         return any(key in ref.records or key[0] in ref.created for key in keys)
 
-    def _judge(self, changes: dict, ep) -> bool:
+    def _judge(self, changes: list, ep) -> bool:
         """Update each no_collateral check's set with the verdicts on
-        ``changes`` (diff-shaped); answer whether one of them is not allowed."""
+        ``changes`` (``(collection, id, op)``); answer whether one of them is
+        not allowed."""
         violation = False
         for (_i, guard), bad in zip(self.guards, self._bad):
-            for coll, d in changes.items():
-                for op in ("created", "updated", "removed"):
-                    for rid in d[op]:
-                        record = (ep.start if op == "removed" else ep.store).get(coll, rid) or {}
-                        if allowed(guard, op, coll, record):
-                            bad.discard((coll, rid))
-                        else:
-                            bad.add((coll, rid))
-                            violation = True
+            for coll, rid, op in changes:
+                record = (ep.start if op == "removed" else ep.store).get(coll, rid) or {}
+                if allowed(guard, op, coll, record):
+                    bad.discard((coll, rid))
+                else:
+                    bad.add((coll, rid))
+                    violation = True
         return violation
 
     def _update(self, ep, tool: str, mutated: bool, call=None) -> bool:
@@ -317,11 +318,12 @@ class Signals:
         else:
             everything = journal is None
             if everything:  # a store this tracker has not seen (forks keep a journal): start over
-                changed, back = self._recount(ep), set()
+                changes, back = _changes(self._recount(ep)), ()
             else:
                 keys = set(journal)
                 journal.clear()
-                changed, back, created_moved = self._apply(ep, keys)
+                changes, back, created_moved = self._apply(ep, keys)
+            changed = {coll for coll, _rid, _op in changes}
             for coll in self._by_collection if everything else changed:
                 for i in self._by_collection.get(coll, ()):
                     passed = not self._hits[i] if isinstance(checks[i], C.RecordAbsent) else bool(self._hits[i])
@@ -340,7 +342,7 @@ class Signals:
                         dirty = True
             if self.reference is not None and (everything or self._moves_reference(keys, created_moved)):
                 self.ref_progress = self.reference.progress(store, diff, self._candidates)
-            violation = self._judge(changed, ep)
+            violation = self._judge(changes, ep)
             for (i, _guard), bad in zip(self.guards, self._bad):
                 bad.difference_update(back)
                 if passes[i] != (not bad):
