@@ -19,7 +19,7 @@ import orjson
 from sw_core_ext import canonical_json
 
 from ..verify import checks as C
-from ..verify.evaluate import Facts, _contains, _equals, allowed, call_matches, run_check
+from ..verify.evaluate import Facts, allowed, call_matches, run_check, value_contains, value_equals
 from ..verify.match import MISSING, get_path, where_matches
 from ..verify.score import weighted
 
@@ -54,7 +54,7 @@ def _holds(check, rid: str, record: dict) -> bool:
     if isinstance(check, (C.RecordExists, C.RecordAbsent)):
         return True
     actual = get_path(record, check.field)
-    test = _equals if isinstance(check, C.FieldEquals) else _contains
+    test = value_equals if isinstance(check, C.FieldEquals) else value_contains
     return actual is not MISSING and test(actual, check.value)
 
 

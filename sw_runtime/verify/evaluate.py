@@ -77,26 +77,28 @@ def _field_check(c, f, test, verb):
     return False, f"no record in {c.collection}{_where_text(c.where)} has {c.field} {verb} {_j(c.value)} (found {shown})"
 
 
-def _equals(actual, expected) -> bool:
+def value_equals(actual, expected) -> bool:
+    """field_equals' rule for one value (signals test records one at a time with it too)."""
     if isinstance(actual, bool) or isinstance(expected, bool):
         return type(actual) is type(expected) and actual == expected
     return actual == expected
 
 
-def _contains(actual, expected) -> bool:
+def value_contains(actual, expected) -> bool:
+    """field_contains' rule for one value."""
     if isinstance(actual, list):
-        return any(_equals(x, expected) or value_matches(x, expected) for x in actual)
+        return any(value_equals(x, expected) or value_matches(x, expected) for x in actual)
     if isinstance(actual, str) and isinstance(expected, str):
         return expected.casefold() in actual.casefold()
-    return _equals(actual, expected)
+    return value_equals(actual, expected)
 
 
 def field_equals(c, f):
-    return _field_check(c, f, _equals, "equal to")
+    return _field_check(c, f, value_equals, "equal to")
 
 
 def field_contains(c, f):
-    return _field_check(c, f, _contains, "containing")
+    return _field_check(c, f, value_contains, "containing")
 
 
 def write_count(c, f):
