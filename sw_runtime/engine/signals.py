@@ -20,7 +20,7 @@ from sw_core_ext import canonical_json
 
 from ..verify import checks as C
 from ..verify.evaluate import Facts, allowed, call_matches, run_check, value_contains, value_equals
-from ..verify.match import MISSING, get_path, where_matches
+from ..verify.match import MISSING, compiled, get_path
 from ..verify.score import weighted
 
 # Fields that differ between any two correct runs (ids, times): not compared.
@@ -45,11 +45,7 @@ def _holds(check, rid: str, record: dict) -> bool:
     it matches the check's ``where`` (as ``verify.match.matching`` reads it)
     and, for a field check, its field passes the check's test. The check
     holds when some record does (``record_absent``: when none does)."""
-    where = check.where
-    if where and "id" in where and "id" not in record:
-        if not where_matches({**record, "id": rid}, where):
-            return False
-    elif not where_matches(record, where):
+    if not compiled(check.where)(record, rid):
         return False
     if isinstance(check, (C.RecordExists, C.RecordAbsent)):
         return True
