@@ -250,9 +250,11 @@ class Engine:
             snapshot_id=start.snapshot_id if start is not None else None, logged=None,
         )
 
-    def start_from(self, plan: Plan, episode_id: str | None = None, project: str | None = None) -> Episode:
+    def start_from(self, plan: Plan, episode_id: str | None = None, project: str | None = None,
+                   announce: bool = True) -> Episode:
         """Start one episode from ``plan`` (``create``, or a batch create's
-        items that share one), once ``make_room`` made room for it."""
+        items that share one), once ``make_room`` made room for it;
+        ``announce`` as for ``register``."""
         req = plan.req
         ep = Episode(
             id=episode_id or self.new_episode_id(),
@@ -290,7 +292,7 @@ class Engine:
                 logged = plan.logged = _Raw(_encode(body))
             self.journal.append(("c", ep.id, plan.environment, logged, ep.created_at, project))
         ep.project = project
-        self.register(ep)
+        self.register(ep, announce)
         return ep
 
     def limit(self, ep: Episode, step_limit: int, idle_timeout: float, max_age: float,
@@ -305,15 +307,17 @@ class Engine:
         if self.journal is not None:
             self.journal.append(("l", ep.id, step_limit, idle_timeout, max_age))
 
-    def register(self, ep: Episode) -> None:
-        """Make a new open episode live: counted, metered, watched for its deadline."""
+    def register(self, ep: Episode, announce: bool = True) -> None:
+        """Make a new open episode live: counted, metered, watched for its
+        deadline; and told to ``on_event`` unless ``announce`` is False (no
+        one hears of it: a batch create asks once per slice)."""
         ep.meter = self.meter
         ep.args_cap = self.settings.max_trace_arguments
         self.episodes[ep.id] = ep
         self.live += 1
         self.lifetimes.watch(ep)
         self.tally.creates[ep.world.name] += 1
-        if self.on_event is not None:
+        if announce and self.on_event is not None:
             self.on_event("created", ep, None)
 
     def make_room(self, n: int) -> None:
@@ -342,15 +346,6 @@ class Engine:
         beforehand, by index). Items of the same bytes share one plan: the
         episodes of a GRPO group are one item repeated. ``announce``: False
         when nobody hears of created episodes (``on_event`` is not called)."""
-        on_event = self.on_event
-        if not announce:
-            self.on_event = None
-        try:
-            return self._create_many(items, project, refused)
-        finally:
-            self.on_event = on_event
-
-    def _create_many(self, items: list, project: str | None, refused: dict | None) -> list:
         out = []
         full = None
         plans: dict = {}  # an item's bytes -> its plan
@@ -371,7 +366,7 @@ class Engine:
                     plan = plans[key] = self.plan(req.environment, world, req, project=project)
                 else:
                     make_room(1)
-                out.append((start(plan, project=project), plan))
+                out.append((start(plan, project=project, announce=announce), plan))
             except errors.RateLimited as e:
                 full = e
                 out.append(e)
