@@ -108,6 +108,10 @@ def _templates(app) -> dict:
     return {r.endpoint: r.path for r in app.routes if hasattr(r, "endpoint")}
 
 
+# The collector's thresholds (gc.set_threshold): see _settle_memory; bench/bench_gc.py compares settings.
+GC_THRESHOLDS = (5_000, 10, 50_000)
+
+
 def _settle_memory() -> None:
     """Garbage-collector discipline for a server that holds many live objects.
 
@@ -128,4 +132,4 @@ def _settle_memory() -> None:
     registry()  # import every world before freezing
     gc.collect()
     gc.freeze()
-    gc.set_threshold(5_000, 10, 50_000)
+    gc.set_threshold(*GC_THRESHOLDS)

@@ -47,6 +47,20 @@ def test_bench_batch_prints_its_table():
         assert label in out, label
 
 
+def test_bench_gc_compares_each_setting_with_its_collections():
+    out = run(BENCH / "bench_gc.py", "--thresholds", "700,10,10", "100000,10,10", "--rounds", "1",
+              "--generations", "1", "--episodes", "60", "--seeds", "6", "--batch-size", "30",
+              "--steps-per-episode", "20", "--json")
+    rows = {r["measure"]: r for r in json.loads(out)["rows"]}
+    for setting in ("700,10,10", "100000,10,10"):
+        assert rows[f"{setting}: CPU per call"]["value"] > 0
+        assert f"{setting}: batch p99" in rows
+    # ~1,200 calls allocate far more than 700 objects: the small young generation is
+    # collected, the 100,000 one never (its row says so)
+    assert "gen 0:" in rows["700,10,10: collector time"]["note"]
+    assert rows["100000,10,10: collector time"]["note"] == "none"
+
+
 def test_sandworld_bench_reports_json():
     out = run("-m", "sw_runtime", "bench", "--quick", "--json", "--only", "core", "memory")
     reports = json.loads(out)
