@@ -61,6 +61,19 @@ def test_bench_gc_compares_each_setting_with_its_collections():
     assert rows["100000,10,10: collector time"]["note"] == "none"
 
 
+def test_bench_tools_times_every_tool_of_the_mix_and_the_reads_hot_and_spread():
+    out = run(BENCH / "bench_tools.py", "--episodes", "40", "--seeds", "4", "--warm", "3", "--rounds", "30",
+              "--repeat", "3", "--hot-episodes", "5", "--json")
+    rows = {r["measure"]: r for r in json.loads(out)["rows"]}
+    for tool in ("get_balance", "list_requests", "send_money", "request_money", "decline_request", "pay_request"):
+        assert rows[f"(a) mix: {tool}"]["value"] > 0
+    assert "1,200 calls over 40 episodes" in rows["(a) mix: every call"]["note"]
+    for tool in ("get_balance", "list_requests", "list_contacts", "list_transactions"):
+        assert "spread / hot" in rows[f"{tool}, hot / spread"]["note"]
+    assert "80 hits of 80" in rows["a read the cache answers"]["note"]  # every one of them answered by the cache
+    assert rows["dummy noop"]["value"] > 0
+
+
 def test_sandworld_bench_reports_json():
     out = run("-m", "sw_runtime", "bench", "--quick", "--json", "--only", "core", "memory")
     reports = json.loads(out)
