@@ -36,6 +36,7 @@ cdef class _Col:
     cdef bint ids_private  # no one else holds ``ids``: patch it in place
     cdef bint same_ids  # live ids are exactly base's: the delta only updated
     cdef bint shared
+    cdef object token  # the collection's identity token, None after a write (made on demand)
 
     cdef _Entry entry(self, object rid)
     cdef int freeze(self) except -1

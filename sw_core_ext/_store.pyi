@@ -40,6 +40,9 @@ class Store:
     identity: object
     """A token for these exact records: shared by a fork until either store
     writes, new after every write; never None (the read cache keys on it)."""
+    identities: tuple[object, ...]
+    """Every collection's token (see ``identity_of``), in the order of the
+    store's collections, which its forks keep; settable, all at once."""
 
     def __init__(self, data: Mapping[str, Mapping[str, Record]] | None = None,
                  collections: Iterable[str] = ()) -> None:
@@ -59,6 +62,12 @@ class Store:
     def scan(self, collection: str, where: Mapping[str, JSON] | None = None) -> list[tuple[str, Record]]:
         """``(id, record)`` pairs in id order, keeping records whose top-level
         fields equal every value of ``where``."""
+
+    def identity_of(self, collections: tuple[str, ...] | None) -> object:
+        """A token for the records of ``collections``: for one, that
+        collection's token (shared by a fork until either store writes to
+        that collection; a write to another leaves it); for several, a tuple
+        of theirs; for None, ``identity``."""
 
     # -- writes
     def insert(self, collection: str, rid: str, record: Record) -> None:

@@ -23,6 +23,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_Copy, PyDict_GetItemWithError, PyDict_Keys, PyDict_Update
 from cpython.list cimport PyList_GET_SIZE
 from cpython.ref cimport PyObject
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.stdint cimport uint64_t
 from libc.string cimport memcmp, memcpy
 
@@ -607,6 +608,7 @@ cdef class Store:
         _acc_add(self._acc, h)
         self._digest = None
         self._identity = None
+        col.token = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -632,6 +634,7 @@ cdef class Store:
         _acc_add(self._acc, h)
         self._digest = None
         self._identity = None
+        col.token = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -655,6 +658,7 @@ cdef class Store:
         _acc_add(self._acc, h)
         self._digest = None
         self._identity = None
+        col.token = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -678,6 +682,7 @@ cdef class Store:
         _acc_sub(self._acc, old.h)
         self._digest = None
         self._identity = None
+        col.token = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -722,6 +727,35 @@ cdef class Store:
         if value is None:
             raise TypeError("a store's identity cannot be None")
         self._identity = value
+
+    def identity_of(self, collections):
+        """The token of some collections' records (see ``_store_py.Store.identity_of``)."""
+        if collections is None:
+            if self._identity is None:
+                self._identity = object()
+            return self._identity
+        if type(collections) is tuple and PyTuple_GET_SIZE(collections) == 1:
+            return _token(self._col(<object>PyTuple_GET_ITEM(collections, 0)))
+        return tuple([_token(self._col(name)) for name in collections])
+
+    @property
+    def identities(self):
+        """Every collection's token (see ``_store_py.Store.identities``)."""
+        cdef _Col col
+        return tuple([_token(col) for col in self._cols.values()])
+
+    @identities.setter
+    def identities(self, tokens):
+        cdef _Col col
+        if len(tokens) != len(self._cols):
+            raise ValueError(f"{len(tokens)} tokens for {len(self._cols)} collections")
+        for token in tokens:
+            if token is None:
+                raise TypeError("a collection's identity cannot be None")
+        # On a collection other stores share too: they hold the same
+        # records, so the token names theirs as well.
+        for col, token in zip(self._cols.values(), tokens):
+            col.token = token
 
     @property
     def accumulator(self):
@@ -789,6 +823,14 @@ cdef class Store:
             if created or updated or removed:
                 out[name] = {"created": created, "updated": updated, "removed": removed}
         return out
+
+
+cdef object _token(_Col col):
+    """The collection's token, made on first use. A fork shares the _Col
+    itself, so a token made after the fork is shared too."""
+    if col.token is None:
+        col.token = object()
+    return col.token
 
 
 cdef list _chain(_Col col):

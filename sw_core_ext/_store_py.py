@@ -163,12 +163,13 @@ def _merged_ids(ids: list, edits: dict) -> list:
 
 
 class _Col:
-    __slots__ = ("base", "delta", "count")
+    __slots__ = ("base", "delta", "count", "token")
 
-    def __init__(self, base, delta, count):
+    def __init__(self, base, delta, count, token=None):
         self.base = base
         self.delta = delta
         self.count = count
+        self.token = token  # see ``Store.identity_of``; None after a write, made on demand
 
     def entry(self, rid):
         e = self.delta.get(rid)
@@ -287,6 +288,7 @@ class Store:
         col.count += 1
         self._acc = (self._acc + h) & _MASK
         self._identity = None
+        col.token = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -304,6 +306,7 @@ class Store:
         else:
             self._acc = (self._acc - old[1] + h) & _MASK
         self._identity = None
+        col.token = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -320,6 +323,7 @@ class Store:
         col.delta[rid] = (record, h)
         self._acc = (self._acc - old[1] + h) & _MASK
         self._identity = None
+        col.token = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -338,6 +342,7 @@ class Store:
         col.count -= 1
         self._acc = (self._acc - old[1]) & _MASK
         self._identity = None
+        col.token = None
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
@@ -352,7 +357,7 @@ class Store:
         cols = {}
         for name, col in self._cols.items():
             col.freeze()
-            cols[name] = _Col(col.base, {}, col.count)
+            cols[name] = _Col(col.base, {}, col.count, _token(col))  # shared until either writes it
         child._cols = cols
         child._acc = self._acc
         child._identity = self.identity  # shared until either of them writes
@@ -379,6 +384,41 @@ class Store:
         if value is None:
             raise TypeError("a store's identity cannot be None")
         self._identity = value
+
+    def identity_of(self, collections):
+        """The token of the records of ``collections`` (a tuple of names):
+        the collection's own token for one name, a tuple of tokens for
+        several, the store's ``identity`` for None. A collection's token is
+        like ``identity`` for that collection alone: a fork shares it until
+        either store writes to that collection, and a write to any other
+        collection leaves it as it was. So whatever is computed from those
+        collections alone holds for every store with the same token (the
+        read cache keys a pure read on the collections it declares)."""
+        if collections is None:
+            return self.identity
+        if type(collections) is tuple and len(collections) == 1:
+            return _token(self._col(collections[0]))
+        return tuple([_token(self._col(name)) for name in collections])
+
+    @property
+    def identities(self) -> tuple:
+        """Every collection's token, in the order of the store's collections
+        (which its forks keep). An owner may set them all when it knows each
+        collection holds the same records as in the store it took them from
+        (as for ``identity``): a fork of the same store, or one reached from
+        the same state by the same deterministic writes. A flat tuple, not a
+        dict: the read cache keeps one per write, and a tuple of untracked
+        objects costs the garbage collector nothing."""
+        return tuple([_token(col) for col in self._cols.values()])
+
+    @identities.setter
+    def identities(self, tokens) -> None:
+        if len(tokens) != len(self._cols):
+            raise ValueError(f"{len(tokens)} tokens for {len(self._cols)} collections")
+        if any(token is None for token in tokens):
+            raise TypeError("a collection's identity cannot be None")
+        for col, token in zip(self._cols.values(), tokens):
+            col.token = token
 
     def __reduce__(self):
         # Pickle and copy by value: an equal, independent store. (By default
@@ -437,6 +477,12 @@ class Store:
             if created or updated or removed:
                 out[name] = {"created": created, "updated": updated, "removed": removed}
         return out
+
+
+def _token(col: _Col):
+    if col.token is None:
+        col.token = object()
+    return col.token
 
 
 def _chain(col: _Col) -> list:

@@ -190,7 +190,7 @@ class Episode:
                     and tool.name not in self.world.reactions_by_tool:
                 # A pure call: a read answered once per state, a write whose
                 # resulting state is shared with the same call on the same state.
-                hit = None if tool.writes else _READS.get((self.store.identity, tool_name, args_json))
+                hit = None if tool.writes else _READS.get((self.store.identity_of(tool.reads), tool_name, args_json))
                 if hit is not None:  # the common case, answered here: a read this state answered before
                     ok, payload_json = hit
                     schema_valid = shared = True
@@ -268,7 +268,7 @@ class Episode:
         identity the same call at this step gave the same state before
         (read_cache.py)."""
         store = self.store
-        key = None if tool.writes else (store.identity, tool.name, args_json)  # answer looked it up: a miss
+        key = None if tool.writes else (store.identity_of(tool.reads), tool.name, args_json)  # answer missed it
         try:
             args = tool.decoder.decode(args_json)
         except msgspec.DecodeError as e:

@@ -11,15 +11,18 @@ listing once.
 stores that hold the same records. A fork inherits it until either side
 writes; a write drops it. The store's digest would not do: two states with
 equal records can still differ in a dict's key order, and so in the bytes
-of an answer.
+of an answer. A read that declares the collections it ``reads``
+(``worlds/tool.py``) is keyed on those collections' tokens instead
+(``store.identity_of``), which a write to another collection leaves as they
+were: a payment does not make the next listing of requests compute again.
 
 After a write the engine may hand the store a *derived* identity instead of
 a fresh one: a write tool is a deterministic function of (the state, its
 arguments, the step number, the seed), so the same call at the same step on
 the same state leaves the same records, key order included. ``after_write``
-remembers the identity each such transition led to, so episodes that take
-the same first steps (a GRPO group) keep sharing reads past their first
-write.
+remembers the identities (the store's and every collection's) each such
+transition led to, so episodes that take the same first steps (a GRPO
+group) keep sharing reads past their first write.
 
 Only the tool's payload is kept: the step number, the time, signals and
 faults are added around it per episode, and faulted calls never use the
@@ -35,7 +38,8 @@ _ENTRY_OVERHEAD = 200  # the key tuple, the entry tuple, dict slots: roughly
 
 
 class ReadCache:
-    """Encoded answers of pure reads, by (state identity, tool name, argument bytes)."""
+    """Encoded answers of pure reads, by (identity of the state or of the
+    collections read, tool name, argument bytes)."""
 
     __slots__ = ("enabled", "max_entries", "max_bytes", "_new", "_old", "_bytes",
                  "_derived", "_derived_old", "hits", "misses", "stored", "derived_hits")
@@ -72,8 +76,9 @@ class ReadCache:
         self._bytes += len(entry[1]) + len(key[2]) + _ENTRY_OVERHEAD
 
     def after_write(self, store, before, tool_name: str, args_json: bytes, step: int, seed: int) -> None:
-        """Give ``store`` the identity that the same write at the same step
-        on the state ``before`` gave another store, or remember its own."""
+        """Give ``store`` the identities (its own and its collections') that
+        the same write at the same step on the state ``before`` gave another
+        store, or remember its own."""
         key = (before, tool_name, args_json, step, seed)
         got = self._derived.get(key)
         if got is None:
@@ -81,11 +86,11 @@ class ReadCache:
             if got is None:
                 if len(self._derived) >= self.max_entries:
                     self._derived_old, self._derived = self._derived, {}
-                self._derived[key] = store.identity
+                self._derived[key] = (store.identity, store.identities)
                 return
             self._derived[key] = got
         self.derived_hits += 1
-        store.identity = got
+        store.identity, store.identities = got
 
     def resize(self, max_entries: int, max_bytes: int = 128 * 2**20) -> None:
         """Bound each generation to ``max_entries`` answers and ``max_bytes``; 0 entries turns the cache off."""

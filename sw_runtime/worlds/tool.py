@@ -16,6 +16,12 @@ the store, so the same call at the same step on the same state is known to
 lead to the same state. Declare it only when it is true: a wrong declaration
 serves one episode's answer to another.
 
+A pure read may also say which collections it ``reads``: its answer is then
+kept under the identity of those collections alone, so a write to another
+collection does not make it compute again. On a cache miss it runs with a
+store that refuses every other collection (``UndeclaredRead``, a bug in the
+world), so the tests that run every world's tools catch a wrong declaration.
+
 Every tool has a **class** (reference 004's model), served with its
 definition: ``safe`` tools run normally in a sandbox episode, ``guarded``
 tools are intercepted there and answer a preview of what they would have done
@@ -27,6 +33,7 @@ with ``cls=None`` is unclassed, and a sandbox episode refuses to run it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -66,6 +73,58 @@ class ReadContext:
         self.store = store
 
 
+class UndeclaredRead(LookupError):
+    """A pure read touched a collection its ``reads`` does not name: a bug in the world."""
+
+
+class _Declared:
+    """The reads of a store, limited to some collections."""
+
+    __slots__ = ("_store", "_reads", "_tool")
+
+    def __init__(self, store, reads: tuple, tool: str):
+        self._store = store
+        self._reads = reads
+        self._tool = tool
+
+    def _check(self, collection) -> None:
+        if collection not in self._reads:
+            raise UndeclaredRead(f"the pure read {self._tool} reads {collection!r} but declares "
+                                 f"reads={self._reads}: add it, or its cached answers go stale")
+
+    def get(self, collection, rid):
+        self._check(collection)
+        return self._store.get(collection, rid)
+
+    def scan(self, collection, where=None):
+        self._check(collection)
+        return self._store.scan(collection, where)
+
+    def count(self, collection):
+        self._check(collection)
+        return self._store.count(collection)
+
+    def ids(self, collection):
+        self._check(collection)
+        return self._store.ids(collection)
+
+    def has_collection(self, name):
+        return self._store.has_collection(name)
+
+
+def _reading_only(fn, reads: tuple, name: str):
+    """``fn`` given, when it runs as a pure read (with a ``ReadContext``),
+    a store that refuses the collections it did not declare."""
+
+    @functools.wraps(fn)
+    def run(ctx, args):
+        if type(ctx) is ReadContext:
+            ctx = ReadContext(_Declared(ctx.store, reads, name))
+        return fn(ctx, args)
+
+    return run
+
+
 class Context:
     """What a tool may know about the call besides its arguments: the state,
     the simulated time and a source of deterministic ids."""
@@ -99,6 +158,7 @@ class Tool:
     writes: bool
     schema: dict = field(repr=False, default_factory=dict)
     pure: bool = False  # see the module docstring
+    reads: tuple | None = None  # a pure read's collections (see the module docstring); None: all of them
     cls: str | None = None  # "safe" | "guarded" | None (unclassed: blocked in sandbox mode)
     preview: str | None = None  # a guarded tool's preview key in sandbox mode, e.g. "would_send"
     # Decodes a call's JSON arguments straight into ``params`` (typed, fast).
@@ -118,6 +178,10 @@ class Tool:
             object.__setattr__(self, "schema", json_schema(self.params))
         if self.cls not in CLASSES:
             raise ValueError(f"tool {self.name}: class {self.cls!r} is not one of {CLASSES}")
+        if self.reads is not None and (self.writes or not self.pure or not self.reads or type(self.reads) is not tuple
+                                       or not all(type(c) is str for c in self.reads)):
+            raise ValueError(f"tool {self.name}: reads is a tuple of the collections a pure read "
+                             "(pure=True, writes=False) reads, at least one")
         d = {"name": self.name, "description": self.description, "parameters": self.schema}
         if self.cls is not None:
             d["class"] = self.cls
@@ -135,29 +199,34 @@ _AUTO = "auto"
 
 
 def tool(*, writes: bool, params: type = NoArgs, name: str | None = None, cls: str | None = _AUTO,
-         preview: str | None = None, pure: bool = False):
+         preview: str | None = None, pure: bool = False, reads: tuple | None = None):
     """Declare a tool. Its description is the function's docstring.
 
     ``cls`` is its class in sandbox mode: by default ``"guarded"`` when it
     writes, else ``"safe"``; ``None`` leaves it unclassed. ``preview`` names
     the key a guarded tool's sandbox answer puts its result under
-    (``"would_send"``); without one the answer is ``would_change``. ``pure``:
+    (``"would_send"``); without one the answer is ``would_change``. ``pure``
+    and ``reads`` (the collections a pure read reads, e.g. ``("requests",)``):
     see the module docstring."""
     if cls == _AUTO:
         cls = "guarded" if writes else "safe"
+    if reads is not None:
+        reads = tuple(reads)
 
     def wrap(fn):
         doc = " ".join((fn.__doc__ or "").split())
         if not doc:
             raise ValueError(f"tool {fn.__name__} needs a docstring: it is the description the agent reads")
+        tool_name = name or fn.__name__
         return Tool(
-            name=name or fn.__name__,
+            name=tool_name,
             description=doc,
             params=params,
-            fn=fn,
+            fn=fn if reads is None else _reading_only(fn, reads, tool_name),
             writes=writes,
             schema=json_schema(params),
             pure=pure,
+            reads=reads,
             cls=cls,
             preview=preview,
         )

@@ -59,6 +59,10 @@ class World:
             if r.on not in self.tools_by_name:
                 raise ValueError(f"world {self.name}: reaction {r.id} is on unknown tool {r.on!r}")
             self.reactions_by_tool.setdefault(r.on, []).append(r)
+        for t in self.tools:
+            unknown = set(t.reads or ()) - set(self.collections)
+            if unknown:
+                raise ValueError(f"world {self.name}: tool {t.name} reads unknown collections {sorted(unknown)}")
         self.tasks_by_id = {t.id: t for t in self.tasks}
         if len(self.tools_by_name) != len(self.tools):
             raise ValueError(f"world {self.name}: duplicate tool names")

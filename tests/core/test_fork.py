@@ -159,3 +159,101 @@ def test_identity_can_be_set_by_its_owner(impl):
     assert s.identity is token and s.fork().identity is token
     with pytest.raises(TypeError):
         s.identity = None
+
+
+WRITES = {
+    "insert": lambda st, c: st.insert(c, "new", {"v": 0}),
+    "put": lambda st, c: st.put(c, "1", {"v": 5}),
+    "update": lambda st, c: st.update(c, "1", {"v": 6}),
+    "remove": lambda st, c: st.remove(c, "1"),
+}
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+def test_a_collections_identity_is_shared_by_forks_until_one_writes_to_that_collection(impl, write):
+    s = impl.Store({"a": {"1": {"v": 1}}, "b": {"1": {"v": 2}}})
+    a_before, b_before = s.identity_of(("a",)), s.identity_of(("b",))
+    child = s.fork()
+    assert child.identity_of(("a",)) is a_before and child.identity_of(("b",)) is b_before
+    WRITES[write](child, "a")
+    assert child.identity_of(("a",)) is not a_before
+    assert child.identity_of(("b",)) is b_before  # the write was to another collection
+    assert s.identity_of(("a",)) is a_before and s.identity_of(("b",)) is b_before  # the parent's are its own
+    # the same from the parent's side: a token made after the fork is shared as well
+    s2 = impl.Store({"a": {"1": {"v": 1}}, "b": {"1": {"v": 2}}})
+    child2 = s2.fork()
+    a_token, b_token = child2.identity_of(("a",)), child2.identity_of(("b",))
+    assert s2.identity_of(("a",)) is a_token and s2.identity_of(("b",)) is b_token
+    WRITES[write](s2, "b")
+    assert s2.identity_of(("b",)) is not b_token and child2.identity_of(("b",)) is b_token
+    assert s2.identity_of(("a",)) is a_token
+
+
+def test_identity_of_answers_a_token_a_tuple_of_tokens_or_the_stores_identity(impl):
+    s = impl.Store({"a": {"1": {"v": 1}}}, collections=("b", "c"))
+    a, b = s.identity_of(("a",)), s.identity_of(("b",))
+    assert a is not None and a is not b
+    assert s.identity_of(("a",)) is a  # made once, then kept
+    assert s.identity_of(("a", "b")) == (a, b) and s.identity_of(("b", "a")) == (b, a)
+    assert s.identity_of(None) is s.identity
+    assert set(s.identities) == {a, b, s.identity_of(("c",))} and len(s.identities) == 3
+    with pytest.raises(KeyError):
+        s.identity_of(("nope",))
+
+
+def test_collection_identities_can_be_set_by_their_owner(impl):
+    s = impl.Store({"a": {"1": {"v": 1}}, "b": {"1": {"v": 2}}})
+    other = s.fork()
+    other.update("a", "1", {"v": 1})  # the same records, a new token
+    assert other.identity_of(("a",)) is not s.identity_of(("a",))
+    other.identities = s.identities
+    assert other.identity_of(("a", "b")) == s.identity_of(("a", "b"))
+    token = object()
+    s.identities = (token, s.identity_of(("b",)))
+    child = s.fork()
+    assert s.identity_of(("a",)) is token and child.identity_of(("a",)) is token
+    assert s.identities == child.identities
+    child.update("a", "1", {"v": 3})
+    assert child.identity_of(("a",)) is not token and s.identity_of(("a",)) is token
+    with pytest.raises(TypeError):
+        s.identities = (token, None)
+    with pytest.raises(ValueError):
+        s.identities = (token,)
+
+
+def test_stores_with_the_same_collection_token_hold_the_same_records_in_the_same_key_order(impl):
+    """Random forks and writes, tokens asked for at random times (before and
+    after forks): equal tokens always mean equal records, compared as bytes
+    without sorting keys; and the tokens were shared, so this says something."""
+    import random
+
+    import orjson
+
+    rng = random.Random(12)
+    names = ("a", "b", "c")
+    stores = [impl.Store({n: {str(i): {"v": i, "n": n} for i in range(4)} for n in names})]
+    for step in range(400):
+        st = rng.choice(stores)
+        roll = rng.random()
+        if roll < 0.25:
+            stores.append(st.fork())
+        elif roll < 0.4:
+            st.identity_of((rng.choice(names),))
+        else:
+            c, rid = rng.choice(names), str(rng.randrange(6))
+            record = {"n": c, "v": step} if rng.random() < 0.5 else {"v": step, "n": c}  # key order differs
+            if st.get(c, rid) is None:
+                st.insert(c, rid, record)
+            elif rng.random() < 0.2:
+                st.remove(c, rid)
+            else:
+                st.put(c, rid, record)
+    shared = 0
+    for n in names:
+        by_token: dict = {}
+        for st in stores:
+            by_token.setdefault(id(st.identity_of((n,))), []).append(orjson.dumps(st.scan(n)))
+        for dumps in by_token.values():
+            assert len(set(dumps)) == 1
+            shared += len(dumps) - 1
+    assert shared > 20

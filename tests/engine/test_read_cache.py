@@ -4,6 +4,7 @@ digests and scores byte for byte what the same calls give without it."""
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import msgspec
 import orjson
@@ -14,7 +15,7 @@ from sw_runtime.engine import episode as episode_module
 from sw_runtime.engine.engine import Engine
 from sw_runtime.engine.read_cache import ReadCache
 from sw_runtime.worlds import registry
-from sw_runtime.worlds.tool import ReadContext, tool
+from sw_runtime.worlds.tool import ReadContext, UndeclaredRead, tool
 
 # The members of one group on a (task, seed): the plain ones step the same
 # calls (a GRPO group); one stops half-way and only reads; one has signals;
@@ -90,6 +91,128 @@ def test_every_pure_read_of_every_world_runs_with_the_store_alone():
                 t.fn(ReadContext(store), args)  # raises AttributeError if it reads the clock or step
 
 
+def _coinpurse_calls(store, rng: random.Random, n: int) -> list:
+    """``n`` calls in the bench's mix: 40 % get_balance, 30 % list_requests,
+    30 % writes (payments, requests paid or declined, money asked, contacts
+    added), with the other listings now and then: writes to other
+    collections come between reads of one."""
+    contacts = [c["id"] for _, c in store.scan("contacts")]
+    requests = [r["id"] for _, r in store.scan("requests")]
+    out = []
+    for i in range(n):
+        roll = rng.random()
+        if roll < 0.4:
+            call = ("get_balance", {})
+        elif roll < 0.7:
+            call = ("list_requests", rng.choice(({}, {"status": "pending"}, {"status": "paid"})))
+        elif roll < 0.78:
+            call = (rng.choice(("list_transactions", "list_contacts", "list_outgoing_requests")), {})
+        else:
+            write = rng.choice(("send_money", "send_money", "pay_request", "decline_request", "request_money",
+                                "add_contact"))
+            if write in ("send_money", "request_money"):
+                args = {"contact_id": rng.choice(contacts), "amount": rng.randrange(100, 3000), "note": f"n{i}"}
+            elif write == "add_contact":
+                args = {"handle": f"@new-{rng.randrange(4)}", "name": "New Person"}
+            else:
+                args = {"request_id": rng.choice(requests)}
+            call = (write, args)
+        out.append((call[0], orjson.dumps(call[1])))
+    return out
+
+
+def _group(engine: Engine, task, seed: int) -> list:
+    """A GRPO-like group on one (task, seed): four episodes step the same
+    calls, two take the same first eight and then their own."""
+    world = registry()["coinpurse"]
+    first = engine.create("coinpurse", schemas.CreateEpisode(task_id=task.id, seed=seed))
+    same = _coinpurse_calls(first.store, random.Random(seed), first.step_limit)
+    plans = [same] * 4 + [same[:8] + _coinpurse_calls(first.store, random.Random(100 + k), first.step_limit)
+                          for k in range(2)]
+    out = []
+    for k, calls in enumerate(plans):
+        ep = first if k == 0 else engine.create(world.name, schemas.CreateEpisode(task_id=task.id, seed=seed))
+        answers = [b"".join(ep.answer(t, a)) + b"}" for t, a in calls[: ep.step_limit]]
+        out.append((answers, ep.trace.entries(), ep.digest))
+    return out
+
+
+def test_a_group_mixing_reads_and_writes_to_other_collections_gets_the_answers_it_gets_without_the_cache(
+        monkeypatch):
+    world = registry()["coinpurse"]
+    runs = {}
+    for cache in (ReadCache(), ReadCache(max_entries=0)):
+        monkeypatch.setattr(episode_module, "_READS", cache)
+        engine = Engine()
+        runs[cache.enabled] = {(task.id, seed): _group(engine, task, seed)
+                               for task in world.tasks[:3] for seed in (0, 1)}
+        if cache.enabled:
+            used = cache
+    assert runs[True] == runs[False]
+    assert used.hits > used.misses and used.derived_hits > 0
+    for group in runs[True].values():
+        for answers, _trace, _digest in group:
+            assert not any(b'"code":"internal_error"' in a for a in answers)
+            assert sum(b'"ok":true' in a for a in answers) > len(answers) // 2  # the mix mostly works
+
+
+def test_a_write_to_another_collection_leaves_a_declared_read_cached(monkeypatch):
+    cache = ReadCache()
+    monkeypatch.setattr(episode_module, "_READS", cache)
+    ep = Engine().create("coinpurse", schemas.CreateEpisode(seed=3))
+    contact = ep.store.scan("contacts")[0][0]
+    _step(ep, "list_requests")
+    _step(ep, "get_balance")
+    hits = cache.hits
+    pay = _step(ep, "send_money", orjson.dumps({"contact_id": contact, "amount": 100, "note": "lunch"}))
+    assert pay["ok"] is True  # it wrote account and transactions, not requests
+    _step(ep, "list_requests")
+    assert cache.hits == hits + 1
+    balance = _step(ep, "get_balance")
+    assert cache.hits == hits + 1  # the account changed: computed again, and right
+    assert balance["result"]["balance"] == pay["result"]["balance"]
+
+
+def _reads_the_wrong_collection(ctx, args):
+    """Counts the items, while declaring that it reads only notes."""
+    return {"items": len(ctx.store.scan("items"))}
+
+
+def _reads_what_it_declares(ctx, args):
+    """Counts the notes."""
+    return {"notes": len(ctx.store.scan("notes"))}
+
+
+def test_a_pure_read_that_reads_a_collection_it_does_not_declare_fails_on_a_miss(monkeypatch):
+    cache = ReadCache()
+    monkeypatch.setattr(episode_module, "_READS", cache)
+    base = registry()["dummy"]
+    wrong = tool(writes=False, pure=True, reads=("notes",), name="count_items")(_reads_the_wrong_collection)
+    right = tool(writes=False, pure=True, reads=("notes",), name="count_notes")(_reads_what_it_declares)
+    world = dataclasses.replace(base, name="notesworld", collections=("items", "notes"), state_schema=None,
+                                tools=[*base.tools, wrong, right], tasks=[])
+    store = Engine().seeds.get(world, 0).store
+    with pytest.raises(UndeclaredRead):
+        wrong.fn(ReadContext(store), None)
+    ep = _episode_in(monkeypatch, world)
+    for _ in range(2):
+        answer = _step(ep, "count_items")
+        assert answer["ok"] is False and answer["error"]["code"] == "internal_error"
+    assert cache.stored == 0
+    answer = _step(ep, "count_notes")
+    assert answer["ok"] is True and answer["result"] == {"notes": 0} and cache.stored == 1
+
+
+def _episode_in(monkeypatch, world):
+    """An episode of ``world``, a test world the registry does not have."""
+    monkeypatch.setattr("sw_runtime.engine.engine.get_world", lambda name: world)
+    return Engine().create(world.name, schemas.CreateEpisode(seed=0))
+
+
+def _step(ep, tool_name: str, args_json: bytes = b"{}") -> dict:
+    return orjson.loads(b"".join(ep.answer(tool_name, args_json)) + b"}")
+
+
 class _Args(msgspec.Struct):
     pass
 
@@ -105,11 +228,9 @@ def test_a_read_that_wrongly_declares_itself_pure_fails_loudly_and_is_not_cached
     base = registry()["dummy"]
     bad = tool(writes=False, pure=True, name="what_time")(_clock_read)
     world = dataclasses.replace(base, name="clockworld", tools=[*base.tools, bad], tasks=[])
-    engine = Engine()
-    monkeypatch.setattr("sw_runtime.engine.engine.get_world", lambda name: world)
-    ep = engine.create("clockworld", schemas.CreateEpisode(seed=0))
+    ep = _episode_in(monkeypatch, world)
     for _ in range(2):
-        answer = orjson.loads(b"".join(ep.answer("what_time", b"{}")) + b"}")
+        answer = _step(ep, "what_time")
         assert answer["ok"] is False and answer["error"]["code"] == "internal_error"
     assert cache.stored == 0
 

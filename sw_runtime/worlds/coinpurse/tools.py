@@ -209,7 +209,7 @@ def _pending_request(ctx, request_id: str) -> dict:
 # -- reads ------------------------------------------------------------------------
 
 
-@tool(writes=False, pure=True)
+@tool(writes=False, pure=True, reads=("account",))
 def get_balance(ctx, args):
     """Your balance and what you can still send today. All amounts are integer cents (84218 means $842.18).
     daily_limit caps the money sent to people per day (payments and paid requests; card purchases do not count);
@@ -227,7 +227,7 @@ def get_balance(ctx, args):
     }
 
 
-@tool(writes=False, params=ContactFilter, pure=True)
+@tool(writes=False, params=ContactFilter, pure=True, reads=("contacts",))
 def list_contacts(ctx, args):
     """Your contacts, by name: id, name, handle, verified (the app confirmed who they are) and blocked.
     Names are not unique; the handle identifies a person. Look-alike handles (@maya-lin vs @maya_lin) are
@@ -238,7 +238,7 @@ def list_contacts(ctx, args):
     return {"contacts": found}
 
 
-@tool(writes=False, params=RequestFilter, pure=True)
+@tool(writes=False, params=RequestFilter, pure=True, reads=("requests",))
 def list_requests(ctx, args):
     """Payment requests other people sent you, oldest first: id, name and handle of the requester (who may or may
     not be one of your contacts), amount in integer cents, note, status (pending, paid or declined), created_at,
@@ -248,7 +248,7 @@ def list_requests(ctx, args):
     return {"requests": found}
 
 
-@tool(writes=False, params=RequestFilter, pure=True)
+@tool(writes=False, params=RequestFilter, pure=True, reads=("outgoing",))
 def list_outgoing_requests(ctx, args):
     """Requests for money you sent to your contacts, oldest first: id, contact_id, name, handle, amount in integer
     cents, note, status (pending, paid or declined), created_at, resolved_at."""
@@ -257,7 +257,7 @@ def list_outgoing_requests(ctx, args):
     return {"requests": found}
 
 
-@tool(writes=False, params=TransactionFilter, pure=True)
+@tool(writes=False, params=TransactionFilter, pure=True, reads=("transactions",))
 def list_transactions(ctx, args):
     """Your transaction history, newest first: type (payment: to or from a person; card: a card purchase;
     transfer: from or to a bank), direction (out or in), amount in integer cents, counterparty, handle and

@@ -233,7 +233,8 @@ def _event_on(ctx, cal_id: str, event_id: str, write: bool) -> dict:
 # -- tools ---------------------------------------------------------------------------------------------------
 
 
-@tool(writes=False, params=ListArgs, name="calendar.calendarList.list", pure=True)
+@tool(writes=False, params=ListArgs, name="calendar.calendarList.list", pure=True,
+      reads=("calendars",))
 def calendar_list(ctx, args):
     """The calendars the assistant can see (Calendar calendarList.list): {kind, items: [{id, summary,
     description, timeZone, accessRole, primary}]}. Ids are emails: the assistant's own (primary, owner), the six
@@ -241,7 +242,8 @@ def calendar_list(ctx, args):
     return {"kind": "calendar#calendarList", "items": [c for _, c in ctx.store.scan("calendars")]}
 
 
-@tool(writes=False, params=EventsListArgs, name="calendar.events.list", pure=True)
+@tool(writes=False, params=EventsListArgs, name="calendar.events.list", pure=True,
+      reads=("calendars", "events"))
 def events_list(ctx, args):
     """Events on one calendar (Calendar events.list), sorted by start: {kind, summary, timeZone, items:
     [{id, summary, description, location, start: {date | dateTime}, end, attendees: [{email,
@@ -278,7 +280,8 @@ def events_list(ctx, args):
     return out
 
 
-@tool(writes=False, params=GetArgs, name="calendar.events.get", pure=True)
+@tool(writes=False, params=GetArgs, name="calendar.events.get", pure=True,
+      reads=("calendars", "events"))
 def events_get(ctx, args):
     """One event (Calendar events.get), by calendarId and eventId."""
     return render(_event_on(ctx, args.calendarId, args.eventId, write=False))
@@ -341,7 +344,8 @@ def events_delete(ctx, args):
     return {}
 
 
-@tool(writes=False, params=FreeBusyArgs, name="calendar.freebusy.query", pure=True)
+@tool(writes=False, params=FreeBusyArgs, name="calendar.freebusy.query", pure=True,
+      reads=("calendars", "events"))
 def freebusy_query(ctx, args):
     """Busy time of several calendars between timeMin and timeMax (Calendar freebusy.query): {kind, timeMin,
     timeMax, calendars: {id: {busy: [{start, end}]}}}; a calendar the assistant cannot see answers

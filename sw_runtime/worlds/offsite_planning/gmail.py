@@ -294,7 +294,7 @@ def _page(items: list, token: str | None, size: int) -> tuple:
 # -- tools ---------------------------------------------------------------------------------------------------
 
 
-@tool(writes=False, params=ListArgs, name="gmail.messages.list", pure=True)
+@tool(writes=False, params=ListArgs, name="gmail.messages.list", pure=True, reads=("labels", "messages"))
 def messages_list(ctx, args):
     """Search the assistant's mailbox (Gmail users.messages.list). Answers {messages: [{id, threadId}],
     resultSizeEstimate, nextPageToken?}, newest first; no messages key when nothing matches. Read a message with
@@ -323,7 +323,7 @@ def messages_list(ctx, args):
     return out
 
 
-@tool(writes=False, params=GetArgs, name="gmail.messages.get", pure=True)
+@tool(writes=False, params=GetArgs, name="gmail.messages.get", pure=True, reads=("messages",))
 def messages_get(ctx, args):
     """Read one message (Gmail users.messages.get): {id, threadId, labelIds, snippet, internalDate, payload:
     {headers: [{name, value}] (From, To, Cc, Subject, Date...), body: {size, data}}}. The text is
@@ -332,7 +332,7 @@ def messages_get(ctx, args):
     return render(_message(ctx, args.id), args.format, args.metadataHeaders)
 
 
-@tool(writes=False, params=ThreadArgs, name="gmail.threads.get", pure=True)
+@tool(writes=False, params=ThreadArgs, name="gmail.threads.get", pure=True, reads=("messages",))
 def threads_get(ctx, args):
     """Read a whole conversation (Gmail users.threads.get): {id, historyId, messages: [Message...]}, oldest
     first, each as gmail.messages.get answers it."""
@@ -397,7 +397,7 @@ def _draft_message(d: dict) -> dict:
             "internalDate": str(clock.parse(d["created"]) * 1000)}
 
 
-@tool(writes=False, params=DraftListArgs, name="gmail.drafts.list", pure=True)
+@tool(writes=False, params=DraftListArgs, name="gmail.drafts.list", pure=True, reads=("drafts",))
 def drafts_list(ctx, args):
     """The saved drafts (Gmail users.drafts.list): {drafts: [{id, message: {id, threadId}}], resultSizeEstimate}.
     Read one with gmail.drafts.get."""
@@ -409,7 +409,7 @@ def drafts_list(ctx, args):
     return out
 
 
-@tool(writes=False, params=DraftGetArgs, name="gmail.drafts.get", pure=True)
+@tool(writes=False, params=DraftGetArgs, name="gmail.drafts.get", pure=True, reads=("drafts",))
 def drafts_get(ctx, args):
     """Read one draft (Gmail users.drafts.get): {id, message: Message} with the text in
     message.payload.body.data (base64url)."""
@@ -440,7 +440,7 @@ def messages_modify(ctx, args):
     return {"id": m["id"], "threadId": m["threadId"], "labelIds": list(m["labelIds"])}
 
 
-@tool(writes=False, params=LabelsArgs, name="gmail.labels.list", pure=True)
+@tool(writes=False, params=LabelsArgs, name="gmail.labels.list", pure=True, reads=("labels",))
 def labels_list(ctx, args):
     """The mailbox's labels (Gmail users.labels.list): {labels: [{id, name, type (system or user),
     messageListVisibility, labelListVisibility}]}. Other tools take label ids, not names."""

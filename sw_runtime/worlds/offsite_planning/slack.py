@@ -132,7 +132,7 @@ def insert(ctx, channel: str, user: str, text: str, thread_ts: str | None, ts: s
 # -- tools --------------------------------------------------------------------------------------------------------
 
 
-@tool(writes=False, params=ListArgs, name="slack.conversations.list", pure=True)
+@tool(writes=False, params=ListArgs, name="slack.conversations.list", pure=True, reads=("channels",))
 def conversations_list(ctx, args):
     """The workspace's channels (Slack conversations.list): {ok, channels: [{id, name, is_private, is_member,
     topic: {value}, purpose: {value}, num_members}], response_metadata: {next_cursor}}. Only public channels
@@ -158,7 +158,8 @@ def conversations_list(ctx, args):
     return {"ok": True, "channels": page, "response_metadata": {"next_cursor": nxt}}
 
 
-@tool(writes=False, params=HistoryArgs, name="slack.conversations.history", pure=True)
+@tool(writes=False, params=HistoryArgs, name="slack.conversations.history", pure=True,
+      reads=("channels", "slack_messages"))
 def conversations_history(ctx, args):
     """A channel's messages, newest first (Slack conversations.history): {ok, messages: [{type, user, text, ts,
     thread_ts?, reply_count?, reply_users?, latest_reply?}], has_more, response_metadata}. Thread replies are
@@ -187,7 +188,8 @@ def conversations_history(ctx, args):
             "pin_count": 0, "response_metadata": {"next_cursor": nxt}}
 
 
-@tool(writes=False, params=RepliesArgs, name="slack.conversations.replies", pure=True)
+@tool(writes=False, params=RepliesArgs, name="slack.conversations.replies", pure=True,
+      reads=("channels", "slack_messages"))
 def conversations_replies(ctx, args):
     """A thread (Slack conversations.replies): {ok, messages: [parent, replies...] oldest first, has_more}.
     ts is the parent's ts (a reply's ts also finds its thread)."""
@@ -239,7 +241,7 @@ def chat_delete(ctx, args):
     return {"ok": True, "channel": c["id"], "ts": args.ts}
 
 
-@tool(writes=False, params=UsersArgs, name="slack.users.list", pure=True)
+@tool(writes=False, params=UsersArgs, name="slack.users.list", pure=True, reads=("users",))
 def users_list(ctx, args):
     """The workspace's members (Slack users.list): {ok, members: [{id, name, real_name, is_bot, is_admin, tz,
     profile: {title, display_name, email, phone}}], response_metadata}. U_ASSIST is the assistant (a bot)."""

@@ -195,14 +195,14 @@ def _summary(o: dict) -> dict:
 # -- catalog and cart ---------------------------------------------------------------------------------------------
 
 
-@tool(writes=False, pure=True)
+@tool(writes=False, pure=True, reads=("account",))
 def get_account(ctx, args):
     """The account: name, email, phone, age_verified (whether the customer's age is verified, needed to buy beer
     and wine), payment_method, default_address_id."""
     return ctx.store.get("account", ACCOUNT_ID)
 
 
-@tool(writes=False, pure=True)
+@tool(writes=False, pure=True, reads=("products",))
 def list_categories(ctx, args):
     """The catalog's categories, each with how many products it has."""
     counts: dict = {}
@@ -211,7 +211,7 @@ def list_categories(ctx, args):
     return {"categories": [{"name": k, "products": counts[k]} for k in sorted(counts)]}
 
 
-@tool(writes=False, params=SearchArgs, pure=True)
+@tool(writes=False, params=SearchArgs, pure=True, reads=("products",))
 def search_products(ctx, args):
     """Search the catalog: id, name, brand, kind (e.g. whole milk), size (e.g. 1 gal), category, price in integer
     cents, stock (units available now; 0 means out of stock), in_stock, tags (organic, gluten-free, lactose-free,
@@ -233,13 +233,13 @@ def search_products(ctx, args):
     return {"products": found[:args.limit], "total": len(found)}
 
 
-@tool(writes=False, params=ProductRef, pure=True)
+@tool(writes=False, params=ProductRef, pure=True, reads=("products",))
 def get_product(ctx, args):
     """One product, with its price in integer cents and its stock now."""
     return _view(_product(ctx, args.product_id))
 
 
-@tool(writes=False, pure=True)
+@tool(writes=False, pure=True, reads=("cart", "products"))
 def view_cart(ctx, args):
     """The cart: lines (product_id, name, size, category, unit_price and line_total in integer cents, quantity,
     stock_now), subtotal and item_count. Promo codes are applied at checkout."""
@@ -296,7 +296,7 @@ def remove_from_cart(ctx, args):
     return {"removed": args.product_id}
 
 
-@tool(writes=False, pure=True)
+@tool(writes=False, pure=True, reads=("lists", "products"))
 def list_shopping_lists(ctx, args):
     """The customer's saved shopping lists: id, name and items (product_id, quantity, with the product's name,
     size, price in integer cents and stock now). A list is not the cart: add its items with add_to_cart."""
@@ -314,7 +314,7 @@ def list_shopping_lists(ctx, args):
 # -- addresses, slots, promos, checkout ----------------------------------------------------------------------------
 
 
-@tool(writes=False, pure=True)
+@tool(writes=False, pure=True, reads=("addresses",))
 def list_addresses(ctx, args):
     """Saved delivery addresses: id, label, recipient, line1, line2, city, state, postcode, instructions,
     is_default."""
@@ -338,7 +338,7 @@ def add_address(ctx, args):
     return a
 
 
-@tool(writes=False, params=SlotsArgs, pure=True)
+@tool(writes=False, params=SlotsArgs, pure=True, reads=("slots",))
 def list_delivery_slots(ctx, args):
     """Delivery slots from tomorrow on, in the shop's local time: id, date, weekday, start, end, fee in integer
     cents, remaining (orders it can still take) and available. A slot with remaining 0 is full."""
@@ -347,7 +347,7 @@ def list_delivery_slots(ctx, args):
     return {"slots": found}
 
 
-@tool(writes=False, pure=True)
+@tool(writes=False, pure=True, reads=("promos",))
 def list_promotions(ctx, args):
     """The shop's promo codes and their rules: code, description, kind (percent: value % off; amount: value cents
     off; free_delivery: no delivery fee), value, min_subtotal (cents of eligible items needed), category (only
@@ -355,7 +355,7 @@ def list_promotions(ctx, args):
     return {"promotions": [p for _, p in ctx.store.scan("promos")], "today": rules.TODAY}
 
 
-@tool(writes=False, params=PromoArgs, pure=True)
+@tool(writes=False, params=PromoArgs, pure=True, reads=("promos", "cart", "orders", "slots"))
 def check_promo(ctx, args):
     """Whether a promo code applies to the cart as it is now, and what it takes off; with slot_id, also the
     order's subtotal, discount, delivery_fee and total in integer cents. Changes nothing."""
@@ -422,7 +422,7 @@ def checkout(ctx, args):
 # -- orders ---------------------------------------------------------------------------------------------------------
 
 
-@tool(writes=False, params=OrdersArgs, pure=True)
+@tool(writes=False, params=OrdersArgs, pure=True, reads=("orders",))
 def list_orders(ctx, args):
     """The customer's orders, newest first: id, status (placed: not packed yet; out_for_delivery; delivered;
     cancelled), placed_at (UTC), slot (date, weekday, start, end in local time), item_count, total in integer
@@ -432,7 +432,7 @@ def list_orders(ctx, args):
     return {"orders": found}
 
 
-@tool(writes=False, params=OrderRef, pure=True)
+@tool(writes=False, params=OrderRef, pure=True, reads=("orders",))
 def get_order(ctx, args):
     """One order in full: lines (product_id, name, size, quantity, unit_price, line_total, status: ok,
     out_of_stock (flagged by the shop, waiting for a decision), substituted (with the substitute delivered) or
@@ -500,7 +500,7 @@ def choose_substitute(ctx, args):
     return ctx.store.update("orders", o["id"], rules.order_totals(o, lines, o["delivery_fee"]))
 
 
-@tool(writes=False, params=RefundsArgs, pure=True)
+@tool(writes=False, params=RefundsArgs, pure=True, reads=("refunds",))
 def list_refunds(ctx, args):
     """Refunds so far, oldest first: id, order_id, items (product_id, quantity, amount in integer cents), reason,
     amount, status, created_at."""
