@@ -20,7 +20,7 @@ import orjson
 from .. import errors
 from ..worlds.tool import Context, ReadContext, Refused
 from . import faults, sandbox
-from .read_cache import READS as _READS
+from .read_cache import READS as _READS, SHARED
 from .trace import Trace
 from .users import ASK_USER, ASK_USER_DEFINITION
 
@@ -75,7 +75,7 @@ class Episode:
         "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
         "tracker", "user", "stale", "scoring", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
         "ended_by", "ended_at", "nbytes", "meter", "args_cap", "sandbox", "trigger", "idle_timeout", "max_age",
-        "project", "__weakref__",
+        "project", "state_shared", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
@@ -116,6 +116,9 @@ class Episode:
         self.user = None  # users.ScriptedUser / LlmUser on tasks with hidden facts
         # stale_read episodes keep the state as of before the latest write
         self.stale = self.store.fork() if fault_profile == "stale_read" else None
+        # Whether another store may hold this state: its writes are then worth
+        # sharing with the read cache (read_cache.SHARED); None: this one alone.
+        self.state_shared = SHARED
         # Where the state came from (forks.py, custom_seeds.py, snapshots.py).
         self.forked_from = None
         self.start_kind = "seed"  # or "state" (custom) or "snapshot"
@@ -264,9 +267,9 @@ class Episode:
         """A call to a pure tool on the episode's own state, with no fault and
         no reaction, that the read cache could not answer: (schema_valid,
         payload_json | None, ok, payload, mutated). A read's answer is kept in
-        the cache (then ``payload_json`` is set); a write gives the store the
-        identity the same call at this step gave the same state before
-        (read_cache.py)."""
+        the cache (then ``payload_json`` is set); a write on a state another
+        store may hold gives the store the identity the same call at this step
+        gave the same state before (read_cache.py)."""
         store = self.store
         key = None if tool.writes else (store.identity_of(tool.reads), tool.name, args_json)  # answer missed it
         try:
@@ -275,7 +278,7 @@ class Episode:
             return False, None, False, _invalid(tool, e), False
         except RecursionError:
             return False, None, False, _invalid(tool, "nested too deeply"), False
-        version, before = store.version, store.identity
+        version = store.version
         if key is not None:  # a read: the store and nothing else
             ok, payload, mutated, _ = self._run(tool, args, n, at, store, ReadContext(store))
             if store.version == version and (ok or payload.get("code") != "internal_error"):
@@ -286,9 +289,12 @@ class Episode:
                 _READS.put(key, ok, payload_json)
                 return True, payload_json, ok, payload, mutated
             return True, None, ok, payload, mutated
+        shared = self.state_shared
+        before = store.identity if shared is not None and shared[0] else None
         ok, payload, mutated, _ = self._run(tool, args, n, at, store)
         if store.version != version:
-            _READS.after_write(store, before, tool.name, args_json, n, self.seed)
+            self.state_shared = None if before is None else \
+                _READS.after_write(store, before, tool.name, args_json, n, self.seed)
         return True, None, ok, payload, mutated
 
     def _run(self, tool, args, n: int, at: str, store, ctx=None):

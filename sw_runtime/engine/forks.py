@@ -28,6 +28,7 @@ import time
 from sw_core_ext import Store
 
 from .episode import Episode
+from .read_cache import SHARED
 from .snapshots import _wall_now
 
 MAX_FORKS = 1024
@@ -106,4 +107,5 @@ def clone(src: Episode, new_id: str, *, inherited: bool) -> Episode:
         if name in _SHARED or name in _OWN or not hasattr(src, name):
             continue
         setattr(child, name, _copy(getattr(src, name), swap, deep=True))
+    src.state_shared = child.state_shared = SHARED  # both hold the state now (read_cache.SHARED)
     return child

@@ -75,10 +75,11 @@ class ReadCache:
         self._new[key] = entry
         self._bytes += len(entry[1]) + len(key[2]) + _ENTRY_OVERHEAD
 
-    def after_write(self, store, before, tool_name: str, args_json: bytes, step: int, seed: int) -> None:
+    def after_write(self, store, before, tool_name: str, args_json: bytes, step: int, seed: int) -> list:
         """Give ``store`` the identities (its own and its collections') that
         the same write at the same step on the state ``before`` gave another
-        store, or remember its own."""
+        store, or remember its own. Answers the state's *cell*: ``[True]``
+        once another store holds that state too (see ``SHARED``)."""
         key = (before, tool_name, args_json, step, seed)
         got = self._derived.get(key)
         if got is None:
@@ -86,11 +87,14 @@ class ReadCache:
             if got is None:
                 if len(self._derived) >= self.max_entries:
                     self._derived_old, self._derived = self._derived, {}
-                self._derived[key] = (store.identity, store.identities)
-                return
+                cell = [False]  # set by the first store that follows
+                self._derived[key] = (store.identity, store.identities, cell)
+                return cell
             self._derived[key] = got
         self.derived_hits += 1
-        store.identity, store.identities = got
+        store.identity, store.identities, cell = got
+        cell[0] = True
+        return cell
 
     def resize(self, max_entries: int, max_bytes: int = 128 * 2**20) -> None:
         """Bound each generation to ``max_entries`` answers and ``max_bytes``; 0 entries turns the cache off."""
@@ -111,8 +115,19 @@ class ReadCache:
             "hit_rate": round(self.hits / looked, 4) if looked else None,
             "entries": len(self._new) + len(self._old),
             "derived_states": self.derived_hits,
+            "transitions": len(self._derived) + len(self._derived_old),  # writes remembered for derivation
         }
 
+
+# The cell of a state that other stores hold: an episode's start (the seed's
+# or a snapshot's state, shared by every episode started from it) and both
+# sides of a fork. Only such a state's writes are looked up and remembered:
+# a state one store alone holds leads, by its next write, to a state nobody
+# else will reach, and remembering that cost a write ~1,200 instructions and
+# two probes of a large dict (most of the (a) workload's writes). A state
+# remembered by ``after_write`` has a cell of its own, set when another store
+# follows. Never set back to False.
+SHARED = [True]
 
 # One per process: identities are unique process-wide, so engines share it
 # (each Engine sizes it from its settings; the last one created wins).

@@ -27,6 +27,7 @@ from .. import errors
 from ..pagination import paginate
 from .custom_seeds import Start
 from .ids import Minter
+from .read_cache import SHARED
 
 
 def _wall_now() -> str:
@@ -101,6 +102,7 @@ class Snapshots:
             )
         sid = snapshot_id or self.ids.snapshot()
         store = ep.store.fork()
+        ep.state_shared = SHARED  # episodes started from the snapshot will hold its state too
         snap = Snapshot(
             id=sid,
             world=ep.world,

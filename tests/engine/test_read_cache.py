@@ -173,6 +173,38 @@ def test_a_write_to_another_collection_leaves_a_declared_read_cached(monkeypatch
     assert balance["result"]["balance"] == pay["result"]["balance"]
 
 
+def test_writes_are_remembered_for_other_stores_only_while_another_store_holds_the_state(monkeypatch):
+    cache = ReadCache()
+    monkeypatch.setattr(episode_module, "_READS", cache)
+    engine = Engine()
+    a, b = (engine.create("coinpurse", schemas.CreateEpisode(seed=3)) for _ in range(2))
+    contact = a.store.scan("contacts")[0][0]
+    pay = orjson.dumps({"contact_id": contact, "amount": 100, "note": "lunch"})
+    # A group stepping in turns (as a trainer's batch does): b follows a at every write.
+    for n in range(3):
+        assert _step(a, "send_money", pay)["ok"] and _step(b, "send_money", pay)["ok"]
+        assert a.store.identity is b.store.identity and a.state_shared == [True]
+    assert cache.stats()["derived_states"] == 3 and cache.stats()["transitions"] == 3
+    hits = cache.hits
+    _step(a, "get_balance")
+    _step(b, "get_balance")
+    assert cache.hits == hits + 1  # one computation for both
+    # A state that one store alone holds: its first write is remembered (someone
+    # might follow), the ones after it are not.
+    lone = engine.create("coinpurse", schemas.CreateEpisode(seed=4))
+    _step(lone, "send_money", pay)
+    assert cache.stats()["transitions"] == 4 and lone.state_shared == [False]
+    _step(lone, "send_money", pay)
+    _step(lone, "send_money", pay)
+    assert cache.stats()["transitions"] == 4 and lone.state_shared is None
+    # A fork holds its source's state: the same next write on both is shared again.
+    _src, (twin,) = engine.fork(lone.id, 1)
+    assert lone.state_shared[0] and twin.state_shared[0]
+    _step(lone, "send_money", pay)
+    _step(twin, "send_money", pay)
+    assert lone.store.identity is twin.store.identity and cache.stats()["derived_states"] == 4
+
+
 def _reads_the_wrong_collection(ctx, args):
     """Counts the items, while declaring that it reads only notes."""
     return {"items": len(ctx.store.scan("items"))}
