@@ -119,8 +119,8 @@ def _settle_memory() -> None:
     sight with ``gc.freeze()``. With the default thresholds a third of a busy
     server's time went to full collections, walking the same long-lived
     episodes again and again, with pauses of half a second. So the oldest
-    generation is collected only after 2.5 billion container allocations (5,000 x 10 x
-    50,000), about as rarely as a server ever sees.
+    generation is collected only after 2.5 billion container allocations
+    (5,000 x 10 x 50,000), about as rarely as a server ever sees.
 
     The young generations stay small (5,000 and 10 x 5,000): an object is
     walked once in each before it is old either way, but small generations

@@ -123,10 +123,10 @@ class ReadCache:
 # or a snapshot's state, shared by every episode started from it) and both
 # sides of a fork. Only such a state's writes are looked up and remembered:
 # a state one store alone holds leads, by its next write, to a state nobody
-# else will reach, and remembering that cost a write ~1,200 instructions and
-# two probes of a large dict (most of the (a) workload's writes). A state
-# remembered by ``after_write`` has a cell of its own, set when another store
-# follows. Never set back to False.
+# else will reach, and remembering it cost two probes of a large dict and
+# ~2,000 instructions per call of the (a) workload, where almost no write is
+# ever followed. A state remembered by ``after_write`` has a cell of its
+# own, set when another store follows. Never set back to False.
 SHARED = [True]
 
 # One per process: identities are unique process-wide, so engines share it
