@@ -141,9 +141,10 @@ def _noop(args) -> float:
     import msgspec
 
     from sw_runtime import schemas
+    from sw_runtime.config import Settings
     from sw_runtime.engine.engine import Engine
 
-    engine = Engine()
+    engine = Engine(Settings(step_limit=args.rounds + 1))
     req = msgspec.json.decode(b'{"seed": 1}', type=schemas.CreateEpisode)
     eps = [engine.create("dummy", req) for _ in range(args.episodes)]
     return per_call(lambda: [ep.answer("noop", b"{}") for _ in range(args.rounds) for ep in eps],
