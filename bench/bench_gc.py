@@ -5,9 +5,9 @@ Runs the (a) mix of ``bench_batch.py`` (coinpurse ``/batch`` of 1,000 calls,
 episodes) through the service in process, with the action log on: no HTTP,
 so the collector's share is not lost in the socket's noise. Each setting of
 ``--thresholds`` runs in a Python process of its own (the collector is
-process-wide), set up as the server sets itself up (everything loaded is
-frozen first), and the settings take turns over ``--rounds`` rounds, so
-each sees the same machine.
+process-wide), set up as the server sets itself up (``settle_memory``:
+everything loaded is frozen first), and the settings take turns over
+``--rounds`` rounds, so each sees the same machine.
 
 Per setting: CPU per call, the collector's collections, total time and
 longest pause by generation, and each batch's wall time (p50, p99, max).
@@ -50,12 +50,10 @@ async def _child(args) -> dict:
     from bench_batch import SeedFacts, coinpurse_call
     from sw_runtime.config import Settings
     from sw_runtime.service import Service
-    from sw_runtime.worlds import get_world, registry
+    from sw_runtime.app import settle_memory
+    from sw_runtime.worlds import get_world
 
-    registry()
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*args.child)
+    settle_memory(args.child)  # as the server sets itself up, with this setting
     spent: dict = {}
     began = [0.0]
 

@@ -60,7 +60,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        _settle_memory()
+        settle_memory()
         await service.start()
         await layer.start()
         try:
@@ -108,11 +108,11 @@ def _templates(app) -> dict:
     return {r.endpoint: r.path for r in app.routes if hasattr(r, "endpoint")}
 
 
-# The collector's thresholds (gc.set_threshold): see _settle_memory; bench/bench_gc.py compares settings.
+# The collector's thresholds (gc.set_threshold): see settle_memory; bench/bench_gc.py compares settings.
 GC_THRESHOLDS = (5_000, 10, 50_000)
 
 
-def _settle_memory() -> None:
+def settle_memory(thresholds: tuple = GC_THRESHOLDS) -> None:
     """Garbage-collector discipline for a server that holds many live objects.
 
     Everything loaded so far (worlds, modules) is moved out of the collector's
@@ -132,4 +132,4 @@ def _settle_memory() -> None:
     registry()  # import every world before freezing
     gc.collect()
     gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
+    gc.set_threshold(*thresholds)
