@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
+from bench_batch import SeedFacts, coinpurse_call, percentile  # noqa: E402
 
 _OLD = "50000,50,1000"  # the server's setting before 2026-12-01: one young generation of 50,000
 
@@ -47,10 +48,9 @@ def thresholds(text: str) -> tuple:
 async def _child(args) -> dict:
     import orjson
 
-    from bench_batch import SeedFacts, coinpurse_call
+    from sw_runtime.app import settle_memory
     from sw_runtime.config import Settings
     from sw_runtime.service import Service
-    from sw_runtime.app import settle_memory
     from sw_runtime.worlds import get_world
 
     settle_memory(args.child)  # as the server sets itself up, with this setting
@@ -101,11 +101,6 @@ async def _child(args) -> dict:
 # -- the comparison ---------------------------------------------------------------------
 
 
-def _percentile(values: list, q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * q))]
-
-
 async def run(args) -> dict:
     settings = list(dict.fromkeys(args.thresholds or [_server_thresholds(), thresholds(_OLD), (700, 10, 10)]))
     seen: dict = {s: {"cpu": 0.0, "calls": 0, "batches": [], "gc": {}} for s in settings}
@@ -139,8 +134,8 @@ async def run(args) -> dict:
                   f"{t['calls']:,} calls in {args.rounds} rounds"),
             C.row(f"{name}: collector time", spent / t["calls"] * 1e6, "µs per call", "", None, by_gen or "none"),
             C.row(f"{name}: longest pause", longest * 1e3, "ms"),
-            C.row(f"{name}: batch p99", _percentile(lat, 0.99) * 1e3, "ms", "", None,
-                  f"p50 {_percentile(lat, 0.5) * 1e3:.1f} ms, max {max(lat) * 1e3:.1f} ms, {len(lat):,} batches "
+            C.row(f"{name}: batch p99", percentile(lat, 0.99) * 1e3, "ms", "", None,
+                  f"p50 {percentile(lat, 0.5) * 1e3:.1f} ms, max {max(lat) * 1e3:.1f} ms, {len(lat):,} batches "
                   f"of {args.batch_size}"),
         ]
     return {"rows": rows}
