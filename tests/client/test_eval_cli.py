@@ -43,22 +43,43 @@ def test_resume_runs_only_the_missing_trials(api, tmp_path):
     assert bad.returncode == 2 and "no run 'run_nope'" in bad.stderr
 
 
+def _eval_with_agent(api, tmp_path, source: str) -> subprocess.Popen:
+    """``sandworld eval`` of coinpurse over ten seeds, one trial at a time,
+    with the agent ``solve`` of ``source``."""
+    (tmp_path / "slow_agent.py").write_text(textwrap.dedent(source))
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env.pop("SANDWORLD_API_URL", None)
+    return subprocess.Popen([sys.executable, "-m", "sw_runtime", "eval", "--agent", "slow_agent:solve", "--seeds",
+                             "0-9", "--concurrency", "1", "--url", api, "--data-dir", str(tmp_path / "data"),
+                             "--no-progress"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def _ctrl_c(proc: subprocess.Popen, within: float) -> str:
+    """SIGINT, then the eval's stderr once it has exited, which must be within ``within`` s."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=within)
+    except subprocess.TimeoutExpired:
+        # Stop it and close its pipes here: left to the collector, they were
+        # reported as unraisable warnings inside whichever test ran next.
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"eval did not stop within {within:g} s of Ctrl-C; its stderr:\n{err[-3000:]}") from None
+    assert proc.returncode == 130, err
+    return err
+
+
 @pytest.mark.slow
 def test_ctrl_c_keeps_what_finished_and_exits_without_a_traceback(api, tmp_path):
-    (tmp_path / "slow_agent.py").write_text(textwrap.dedent("""
+    proc = _eval_with_agent(api, tmp_path, """
         import time
 
         def solve(env, obs):
             env.step("get_balance")
             time.sleep(0.5)
             return "done"
-    """))
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    env.pop("SANDWORLD_API_URL", None)
-    proc = subprocess.Popen([sys.executable, "-m", "sw_runtime", "eval", "--agent", "slow_agent:solve", "--seeds",
-                             "0-9", "--concurrency", "1", "--url", api, "--data-dir", str(tmp_path / "data"),
-                             "--no-progress"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    """)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         db = tmp_path / "data" / "sandworld.db"
@@ -68,20 +89,34 @@ def test_ctrl_c_keeps_what_finished_and_exits_without_a_traceback(api, tmp_path)
                 if runs and runs[0]["n_trials"] >= 2:
                     break
         time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        # Stop it and close its pipes here: left to the collector, they were
-        # reported as unraisable warnings inside whichever test ran next.
-        proc.kill()
-        out, err = proc.communicate()
-        raise AssertionError(f"eval did not stop within 60 s of Ctrl-C; its stderr:\n{err[-3000:]}") from None
-    assert proc.returncode == 130, err
+    err = _ctrl_c(proc, within=60)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     with Store(tmp_path / "data") as store:
         run = store.runs()[0]
     assert run["status"] == "interrupted" and run["n_trials"] >= 2
+    assert f"sandworld eval --resume {run['run_id']}" in err
+
+
+def test_ctrl_c_does_not_wait_for_an_agent_in_a_long_call(api, tmp_path):
+    # An agent waiting on a slow model: Ctrl-C stops the run now, not when the call returns.
+    proc = _eval_with_agent(api, tmp_path, f"""
+        import pathlib
+        import time
+
+        def solve(env, obs):
+            env.step("get_balance")
+            pathlib.Path({str(tmp_path / "calling")!r}).touch()
+            time.sleep(600)
+    """)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "calling").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert (tmp_path / "calling").exists(), "the agent never started"
+    err = _ctrl_c(proc, within=30)
+    assert "Traceback" not in err
+    with Store(tmp_path / "data") as store:
+        run = store.runs()[0]
+    assert run["status"] == "interrupted" and run["n_trials"] == 0  # the unfinished trial is not stored
     assert f"sandworld eval --resume {run['run_id']}" in err
 
 

@@ -3,8 +3,9 @@
 For every (task, seed, trial) it starts an episode, lets the agent work,
 submits the agent's answer, reads the trace back and stores the lot in SQLite
 (``store.py``) the moment the trial ends. Trials run concurrently (``concurrency``
-at a time) over one pooled async client; a blocking agent runs in a worker
-thread of its own. With no server URL it starts a local server for the run.
+at a time) over one pooled async client; a blocking agent runs in a daemon
+thread of its own, so that Ctrl-C never waits for an agent in a slow call.
+With no server URL it starts a local server for the run.
 
 What is not the agent's fault does not count against it: a trial whose
 episode could not be started or scored (the server unreachable, the verifier
@@ -25,8 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -206,8 +207,7 @@ async def _run(cfg: EvalConfig, urls: list, console: Console, out: Console, show
             + (f": resuming, {len(jobs)} trials to go" if cfg.resume else f" = {len(jobs)} episodes")
         )
         sync_client = None if is_async else SandworldClient(urls, max_connections=max(8, concurrency))
-        pool = None if is_async else ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sandworld-agent")
-        trial = _Trial(cfg, agent, is_async, agent_name, client, sync_client, pool)
+        trial = _Trial(cfg, agent, is_async, agent_name, client, sync_client)
         gate = asyncio.Semaphore(concurrency)
         bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TextColumn("[green]{task.fields[passed]} passed[/]"), TimeElapsedColumn(),
@@ -234,8 +234,6 @@ async def _run(cfg: EvalConfig, urls: list, console: Console, out: Console, show
             store.finish_run(run_id, status)
             if sync_client is not None:
                 sync_client.close()
-            if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
         per_task, overall = summarize(store.trials(run_id), cfg.trials, task_ids)
         out.print(table(per_task, overall, cfg.trials, title=f"{run_id} · {cfg.world} · {cfg.agent}"))
         db_path = store.path
@@ -246,9 +244,9 @@ async def _run(cfg: EvalConfig, urls: list, console: Console, out: Console, show
 class _Trial:
     """One (task, seed, trial): start, let the agent work, submit, read the trace."""
 
-    def __init__(self, cfg, agent, is_async, agent_name, client, sync_client, pool):
+    def __init__(self, cfg, agent, is_async, agent_name, client, sync_client):
         self.cfg, self.agent, self.is_async, self.agent_name = cfg, agent, is_async, agent_name
-        self.client, self.sync_client, self.pool = client, sync_client, pool
+        self.client, self.sync_client = client, sync_client
         self.policies: dict = {}  # task_id -> the policy its episodes were given (for exports)
 
     async def run(self, world: str, task_id: str, seed: int, k: int) -> dict:
@@ -294,7 +292,7 @@ class _Trial:
             else:
                 sync_env = SandworldEnv(client=self.sync_client, agent_name=self.agent_name)
                 sync_env._started(env.url, obs)
-                output = await asyncio.get_running_loop().run_in_executor(self.pool, self.agent, sync_env, obs)
+                output = await in_daemon_thread(self.agent, sync_env, obs)
                 done = sync_env.evaluation
         except _INFRA as e:
             row["status"], row["error"] = "masked", f"{type(e).__name__}: {e}"
@@ -305,6 +303,39 @@ class _Trial:
         if output is not None and not isinstance(output, str):
             output = str(output)
         return done, output
+
+
+def in_daemon_thread(fn, *args) -> asyncio.Future:
+    """``fn(*args)`` in a daemon thread of its own, awaited as a future.
+
+    Not ``run_in_executor``: the executor's threads are joined when the
+    interpreter exits, so after Ctrl-C the run would wait for every agent still
+    in a call (an LLM request, a sleep) before it could stop. A daemon thread is
+    left behind; the trial it ran is not stored, and ``--resume`` runs it again.
+    Concurrency is bounded by the run's semaphore, not here.
+    """
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def settle(result, error) -> None:
+        if not future.done():  # cancelled: the run stopped while the agent worked
+            if error is None:
+                future.set_result(result)
+            else:
+                future.set_exception(error)
+
+    def work() -> None:
+        try:
+            outcome = (fn(*args), None)
+        except BaseException as e:  # handed to the awaiting trial, which decides
+            outcome = (None, e)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:  # the loop has closed: nobody waits for this answer
+            pass
+
+    threading.Thread(target=work, name="sandworld-agent", daemon=True).start()
+    return future
 
 
 def user_simulator(spec: str | None):
