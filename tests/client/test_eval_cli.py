@@ -93,7 +93,7 @@ def test_ctrl_c_keeps_what_finished_and_exits_without_a_traceback(api, tmp_path)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     with Store(tmp_path / "data") as store:
         run = store.runs()[0]
-    assert run["status"] == "interrupted" and run["n_trials"] >= 2
+    assert run["status"] == "interrupted" and run["n_trials"] >= 2, (run, err[-3000:])
     assert f"sandworld eval --resume {run['run_id']}" in err
 
 
