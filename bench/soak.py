@@ -124,7 +124,8 @@ async def run(args) -> dict:
               f"{rss[-1][1] / 2**20:.0f} MiB"),
         C.row("429 answers", stats["429"], "", "0", stats["429"] == 0,
               f"--max-episodes {args.max_episodes}, 1 in {args.abandon} episodes abandoned "
-              f"({stats['abandoned']}), idle timeout {args.idle_timeout:g} s"),
+              f"({stats['abandoned']}), idle timeout {args.idle_timeout:g} s: about "
+              f"{stats['abandoned'] / wall * args.idle_timeout:.0f} open while they wait it out"),
         C.row("/healthz p50", (pct(lat, 0.5) or 0) * 1e3, "ms", "", None, f"{len(lat)} probes"),
         C.row("/healthz p99", (pct(lat, 0.99) or 0) * 1e3, "ms", "<= 100", (pct(lat, 0.99) or 0) < 0.1),
         C.row("/healthz max", max(lat) * 1e3 if lat else None, "ms"),
@@ -143,7 +144,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--clients", type=int, default=4, help="concurrent create-batch-submit loops")
     p.add_argument("--steps", type=int, default=50, help="calls per episode, in one /batch")
     p.add_argument("--abandon", type=int, default=10, help="one episode in this many is never submitted")
-    p.add_argument("--max-episodes", type=int, default=200, help="the server's open-episode cap")
+    # Abandoned episodes hold their room for the idle timeout: at 406 cycles/s
+    # (2026-12-01) that is ~40 a second for 5 s, ~210 open, past the 200 this
+    # was. 1,000 leaves room for a faster server; a leak (abandoned episodes
+    # never ending) still fills it within a minute.
+    p.add_argument("--max-episodes", type=int, default=1000, help="the server's open-episode cap")
     p.add_argument("--seeds", type=int, default=20,
                    help="distinct seeds (x 12 tasks): the server caches each one's start state and task setups, "
                         "so a wide range keeps the cache growing through the run and hides a leak's slope")
