@@ -111,7 +111,9 @@ def test_ctrl_c_does_not_wait_for_an_agent_in_a_long_call(api, tmp_path):
     deadline = time.monotonic() + 60
     while not (tmp_path / "calling").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert (tmp_path / "calling").exists(), "the agent never started"
+    if not (tmp_path / "calling").exists():
+        proc.kill()
+        raise AssertionError(f"the agent never started; the eval's stderr:\n{proc.communicate()[1][-3000:]}")
     err = _ctrl_c(proc, within=30)
     assert "Traceback" not in err
     with Store(tmp_path / "data") as store:

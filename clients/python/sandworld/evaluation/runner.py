@@ -292,7 +292,7 @@ class _Trial:
             else:
                 sync_env = SandworldEnv(client=self.sync_client, agent_name=self.agent_name)
                 sync_env._started(env.url, obs)
-                output = await in_daemon_thread(self.agent, sync_env, obs)
+                output = await _in_daemon_thread(self.agent, sync_env, obs)
                 done = sync_env.evaluation
         except _INFRA as e:
             row["status"], row["error"] = "masked", f"{type(e).__name__}: {e}"
@@ -305,7 +305,7 @@ class _Trial:
         return done, output
 
 
-def in_daemon_thread(fn, *args) -> asyncio.Future:
+def _in_daemon_thread(fn, *args) -> asyncio.Future:
     """``fn(*args)`` in a daemon thread of its own, awaited as a future.
 
     Not ``run_in_executor``: the executor's threads are joined when the
