@@ -119,5 +119,14 @@ class UserSimulatorUnavailable(ApiError):
     code, status = "user_simulator_unavailable", 503
 
 
+class StorageUnavailable(ApiError):
+    """The action log cannot be written (a full disk): nothing the request did was kept."""
+
+    code, status = "storage_unavailable", 503
+
+    def __init__(self, message: str, *, retry_after: int = 5, **extra):
+        super().__init__(message, headers={"retry-after": str(retry_after)}, retry_after=retry_after, **extra)
+
+
 class InternalError(ApiError):
     code, status = "internal_error", 500

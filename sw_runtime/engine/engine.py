@@ -549,6 +549,34 @@ class Engine:
             ep.tracker = None
             self.freed += 1
 
+    def discard(self, episode_id: str) -> None:
+        """Forget an episode as if it had never been (the action log could not
+        take the line that made it: ``store/undo.py``); no ending, no event."""
+        ep = self.episodes.pop(episode_id, None)
+        self.pending_results.pop(episode_id, None)
+        self.lifetimes.forget(episode_id)
+        if ep is not None and ep.status != SUBMITTED:  # open or being scored: counted live and metered
+            self.live -= 1
+            ep.meter[0] -= ep.nbytes
+            ep.nbytes = 0
+        if ep is not None:
+            ep.tracker = None
+
+    def adopt(self, ep: Episode) -> None:
+        """Put ``ep``, rebuilt from the action log in another engine, in the
+        place of the episode of its id (``store/undo.py``)."""
+        self.discard(ep.id)
+        size, ep.nbytes = ep.nbytes, 0
+        if ep.status == SUBMITTED:
+            ep.meter = self.meter
+            self.episodes[ep.id] = ep
+            self.lifetimes.ended_now(ep.id, time.monotonic())
+            return
+        self.register(ep, announce=False)
+        self.tally.creates[ep.world.name] -= 1  # register counts a create; this is the same episode
+        ep.nbytes = size
+        self.meter[0] += size
+
     def delete(self, episode_id: str, project: str | None = None) -> dict:
         """``DELETE /episodes/{id}``: end an open episode (``deleted``) and free it."""
         ep = self.get(episode_id, project)

@@ -149,6 +149,12 @@ class Snapshots:
         self.nbytes -= snap.nbytes
         return snap
 
+    def put_back(self, snap: Snapshot) -> None:
+        """Hold ``snap`` again (a delete the action log did not take: ``store/undo.py``)."""
+        if snap.id not in self._items:
+            self._items[snap.id] = snap
+            self.nbytes += snap.nbytes
+
     def page(self, page, project: str | None = None) -> dict:
         """One page of snapshots in the order they were taken (``pagination.paginate``)."""
         mine = (s for s in self._items.values() if project is None or s.project == project)

@@ -119,6 +119,11 @@ class IdempotencyKeys:
         self._entries[(scope, key)] = entry
         self._bytes += len(answer.body)
 
+    def forget(self, scope: str, key: str) -> None:
+        """Drop a key, finished or not (its answer never reached the action log)."""
+        if (scope, key) in self._entries:
+            self._drop((scope, key))
+
     def release(self, scope: str, key: str) -> None:
         entry = self._entries.get((scope, key))
         if entry is not None and entry.answer is None:

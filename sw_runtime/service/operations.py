@@ -105,12 +105,22 @@ class Service(RunOps):
                 "open": self.engine.live, "boot_id": self.engine.ids.boot, "read_cache": self.engine.reads.stats(),
                 **self.data.health()}
 
+    def log_writable(self) -> bool:
+        """Whether the action log takes writes (``/readyz``): False after the
+        disk refused a line, until it takes one again."""
+        return self.data.writable()
+
     def _commit(self) -> None:
         """Log what the engine did since the last commit (one line), and store
         the results of episodes that ended."""
         self.data.commit(self.engine)
 
     async def _logged(self, operation):
+        try:
+            self.data.check_writable()  # a full disk: refused before anything changes
+        except errors.ApiError:
+            operation.close()
+            raise
         try:
             return await operation
         finally:
@@ -205,6 +215,7 @@ class Service(RunOps):
 
     async def step(self, episode_id: str, body: bytes, *, project: str | None = None) -> bytes:
         """One call: the step's answer as JSON."""
+        self.data.check_writable()
         req = schemas.decode(schemas.Step, body)
         args_json = bytes(req.arguments)
         if req.tool == ASK_USER and not req.dry_run:
@@ -228,6 +239,7 @@ class Service(RunOps):
         on, so the log keeps the order in which steps ran. The chunks are not
         joined: copying tens of MB into one buffer stalls the loop too.
         """
+        self.data.check_writable()
         if len(body) > _BIG:
             calls = await _decode_in_slices(body)
         else:
@@ -320,6 +332,7 @@ class Service(RunOps):
 
     def delete(self, episode_id: str, *, project: str | None = None) -> dict:
         """End an episode (``ended_by: "deleted"``, scored) and free it."""
+        self.data.check_writable()
         try:
             return self.engine.delete(episode_id, project)
         finally:
@@ -337,6 +350,7 @@ class Service(RunOps):
 
     def take_snapshot(self, episode_id: str, body: bytes = b"", *, project: str | None = None) -> Reply:
         schemas.decode(schemas.CreateSnapshot, body, empty_ok=True)
+        self.data.check_writable()
         try:
             snap = self.engine.take_snapshot(episode_id, project=project)
         finally:
@@ -347,6 +361,7 @@ class Service(RunOps):
         return self.engine.snapshots.get(snapshot_id, project).describe()
 
     def delete_snapshot(self, snapshot_id: str, *, project: str | None = None) -> dict:
+        self.data.check_writable()
         try:
             snap = self.engine.delete_snapshot(snapshot_id, project)
         finally:

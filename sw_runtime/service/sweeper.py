@@ -46,6 +46,8 @@ async def sweep_forever(engine, data) -> None:
 async def sweep_once(engine, data) -> None:
     """One pass: end what is due, store what ended, prune the results store,
     yielding to the loop every ``reads.TURN`` seconds."""
+    if not data.writable():
+        return  # a full disk: endings wait until the log takes them (no undo every pass)
     turn = Turn()
     while True:
         freed = engine.freed

@@ -32,9 +32,11 @@ def keep(lines: list, now: float | None = None) -> list:
     return list(filtered(lines, needed(lines), now))
 
 
-def needed(lines) -> set:
+def needed(lines, roots: set | None = None) -> set:
     """The ids (episodes, snapshots) whose records a replay still needs.
-    ``lines`` is read once, a line at a time: the log is never held whole."""
+    ``lines`` is read once, a line at a time: the log is never held whole.
+    ``roots``: the ids wanted (with what they descend from), in place of
+    every live one (``undo`` rebuilds a few episodes)."""
     ended, deleted = set(), set()
     parent: dict = {}  # episode or snapshot id -> what it descends from
     families: list = []  # (source, children) of each fork
@@ -61,7 +63,7 @@ def needed(lines) -> set:
                 deleted.add(h.subject)
             elif h.kind == "e":
                 ended.add(h.subject)
-    needed = live - ended - deleted
+    needed = live - ended - deleted if roots is None else set(roots)
     todo = list(needed)
     changed = True
     while changed:  # close over ancestry and fork families until nothing is added
@@ -77,16 +79,16 @@ def needed(lines) -> set:
     return needed
 
 
-def filtered(lines, needed: set, now: float | None = None):
+def filtered(lines, needed: set, now: float | None = None, keys: bool = True):
     """Yield each line of ``lines`` with only the records of ``needed`` ids
-    and unexpired keys (a line left empty is dropped)."""
+    and (``keys``) unexpired idempotency keys (a line left empty is dropped)."""
     now = time.time() if now is None else now
     for records in lines:
         kept = []
         for raw in records:
             h = _head(raw)
             if h.kind == "k":
-                if _dec(raw, type=tuple)[8] > now:
+                if keys and _dec(raw, type=tuple)[8] > now:
                     kept.append(raw)
             elif h.subject in needed:
                 kept.append(raw)

@@ -16,10 +16,12 @@ import logging
 import os
 import time
 
+from .. import errors
 from . import compact
 from . import log as action_log
 from .replay import Report, replay
 from .results import Results
+from .undo import undo
 
 log = logging.getLogger("sandworld.store")
 
@@ -32,6 +34,8 @@ class DataFolder:
         self.mode = settings.durability
         self.report = Report()
         self.log: action_log.ActionLog | None = None
+        self.unwritable: str | None = None  # why the log refused its last line, while it still does
+        self._keys = None
         self._lock = None
         if self.mode == "none":
             self.path = None
@@ -62,6 +66,7 @@ class DataFolder:
         if self.mode != "none":
             self._take_folder()
         engine.results = self.results
+        self._keys = keys
         if self.mode == "none":
             return self.report
         path = self.log_path
@@ -94,16 +99,55 @@ class DataFolder:
         if engine.journal:
             records = engine.take_journal()
             try:
-                self.log.append(records)
-            except (TypeError, ValueError, OverflowError):
-                self._append_each(records)
+                try:
+                    self.log.append(records)
+                except (TypeError, ValueError, OverflowError):
+                    self._append_each(records)
+            except action_log.Unwritable as e:
+                self._refused(engine, records, e)
+
+    def _refused(self, engine, records: list, e: OSError) -> None:
+        """The disk refused the line: undo what it records, stop taking writes
+        until the disk takes one again (``writable``), answer 503."""
+        self.unwritable = str(e)
+        log.error("%s; writes answer 503 and /readyz is not ready until the disk takes writes again", e)
+        undo(engine, self._keys, self.log_path, records)
+        raise errors.StorageUnavailable(
+            f"{e}: nothing this request did was kept (the disk is full or refuses writes); "
+            "retry once the server's /readyz is ready again")
+
+    def writable(self) -> bool:
+        """Whether the log takes writes: after a refused line, each call tries
+        an empty line until the disk takes it."""
+        if self.unwritable is None:
+            return True
+        try:
+            self.log.probe()
+        except action_log.Unwritable:
+            return False
+        log.warning("the action log takes writes again")
+        self.unwritable = None
+        return True
+
+    def check_writable(self) -> None:
+        """Refuse a write up front (503) while the log cannot take it."""
+        if not self.writable():
+            raise errors.StorageUnavailable(
+                f"{self.unwritable}: this server takes no writes until its disk does "
+                "(reads still work; /readyz says when it is ready)")
 
     def store_results(self, engine, most: int | None = None) -> int:
         """Store up to ``most`` ended episodes' results; answer how many."""
         if not engine.pending_results or self.results is None:
             return 0
+        pending = engine.pending_results
+        held = [(eid, pending[eid]) for eid, _ in zip(pending, range(len(pending) if most is None else most))]
         rows = engine.take_results(most)
-        self.results.put_many(rows)
+        try:
+            self.results.put_many(rows)
+        except Exception:  # a full disk: keep them pending (their endings are in the log), retry next sweep
+            pending.update(held)
+            raise
         return len(rows)
 
     def _append_each(self, records: list) -> None:
@@ -138,16 +182,26 @@ class DataFolder:
                 os.fsync(f.fileno())  # (finish_aside) then covers only the tail
             return tmp
 
-        tmp = await asyncio.to_thread(aside)
+        try:
+            tmp = await asyncio.to_thread(aside)
+        except OSError:
+            _remove(path + ".compacting")  # a full disk: the log stands as it was
+            raise
         self.log.close()
-        size = action_log.finish_aside(path, tmp, upto)
-        self.log = action_log.ActionLog(path, self.mode)
+        try:
+            size = action_log.finish_aside(path, tmp, upto)
+        except OSError:
+            _remove(tmp)
+            raise
+        finally:
+            self.log = action_log.ActionLog(path, self.mode)  # the old log, or the new one in its place
         log.info("compacted the action log %s to %d bytes", path, size)
 
     def health(self) -> dict:
         out = {"durability": self.mode}
         if self.mode != "none":
             out["data_dir"] = self.path
+            out["log_writable"] = self.unwritable is None
             out["replay"] = self.report.as_dict()
         return out
 
@@ -158,6 +212,13 @@ class DataFolder:
             self.results.close()
         if self._lock is not None:
             self._lock.close()
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
 
 
 def _journal_key(engine, scope, key, fingerprint, canonical, reply, expires_wall) -> None:

@@ -32,6 +32,10 @@ _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(list[msgspec.Raw]).decode  # a line: its records, each left raw
 
 
+class Unwritable(OSError):
+    """The disk refused a line of the action log (full, or over a size limit)."""
+
+
 class ActionLog:
     """One server's append-only log file."""
 
@@ -45,16 +49,34 @@ class ActionLog:
         self.lines = 0
 
     def append(self, records: list) -> None:
-        """Write one request's records as one line (one ``write``)."""
-        data = _encode(records) + b"\n"
-        view = memoryview(data)
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
-        self.size += len(data)
+        """Write one request's records as one line (one ``write``). A write
+        the disk refuses (full: ``ENOSPC``, ``EFBIG``) raises ``Unwritable``
+        with the file cut back to its last whole line."""
+        self._write(_encode(records) + b"\n")
         self.lines += 1
-        if self.mode == "fsync":
-            os.fsync(self._fd)
+
+    def probe(self) -> None:
+        """Write an empty line (``[]``: nothing to replay): ``Unwritable``
+        while the disk still refuses writes."""
+        self._write(b"[]\n")
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+            if self.mode == "fsync":
+                os.fsync(self._fd)
+        except OSError as e:
+            # Part of the line may be on the disk: cut it off, so the next line
+            # starts on a line boundary and no half line is ever replayed.
+            try:
+                os.ftruncate(self._fd, self.size)
+            except OSError:
+                log.exception("the action log %s cannot be cut back to %d bytes", self.path, self.size)
+            raise Unwritable(f"the action log {self.path} cannot be written: {e.strerror or e}") from e
+        self.size += len(data)
 
     def close(self) -> None:
         if self._fd >= 0:
