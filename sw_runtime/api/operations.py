@@ -20,7 +20,8 @@ def routes(layer, service) -> list:
 
     async def readyz(request: Request):
         checks = {"worlds_loaded": bool(service.environments()["environments"]),
-                  "data_dir_writable": layer.data_dir_writable(), "log_writable": service.log_writable()}
+                  "data_dir_writable": layer.data_dir_writable(), "log_writable": service.log_writable(),
+                  "log_intact": service.log_intact()}
         ready = all(checks.values())
         return json_response({"ready": ready, "checks": checks}, 200 if ready else 503)
 

@@ -110,6 +110,11 @@ class Service(RunOps):
         disk refused a line, until it takes one again."""
         return self.data.writable()
 
+    def log_intact(self) -> bool:
+        """Whether every acknowledged line of the action log was read back at
+        the start (``/readyz``): False when a damaged one left the server read-only."""
+        return self.data.damaged is None
+
     def _commit(self) -> None:
         """Log what the engine did since the last commit (one line), and store
         the results of episodes that ended."""

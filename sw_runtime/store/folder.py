@@ -35,6 +35,7 @@ class DataFolder:
         self.report = Report()
         self.log: action_log.ActionLog | None = None
         self.unwritable: str | None = None  # why the log refused its last line, while it still does
+        self.damaged: str | None = None  # why the log is read-only: a damaged line (``_read_only``)
         self._keys = None
         self._lock = None
         if self.mode == "none":
@@ -70,17 +71,34 @@ class DataFolder:
         if self.mode == "none":
             return self.report
         path = self.log_path
-        self.report = replay(engine, keys, action_log.read(path))  # a line at a time
+        damage: list = []
+        self.report = replay(engine, keys, action_log.read(path, on_damage=damage.append))  # a line at a time
         self._store_replayed(engine)
-        if self.report.lines:
-            action_log.write_all(path, compact.filtered(action_log.read(path), compact.needed(action_log.read(path))))
-        self.log = action_log.ActionLog(path, self.mode)
+        if damage:
+            self._read_only(path, damage[0])
+        else:
+            if self.report.lines:
+                action_log.write_all(path, compact.filtered(action_log.read(path),
+                                                            compact.needed(action_log.read(path))))
+            self.log = action_log.ActionLog(path, self.mode)
         engine.journal = []
         keys.on_finish = lambda *a: _journal_key(engine, *a)
         engine.users.on_reply = lambda eid, key, reply: _journal_reply(engine, eid, key, reply)
         if self.report.lines:
             log.warning("replayed the action log %s: %s", path, self.report.as_dict())
         return self.report
+
+    def _read_only(self, path: str, info: dict) -> None:
+        """A damaged line: serve what was read before it, take no writes (a
+        write now would be lost behind the damage at the next start), and
+        leave the file whole for the operator (docs/OPERATIONS.md)."""
+        self.report.dropped = info
+        self.damaged = self.unwritable = (
+            f"the action log {path} is damaged at line {info['line']} (byte {info['offset']}, {info['reason']}): "
+            f"the replay stopped there and left out {info['lines']} acknowledged lines ({info['bytes']} bytes). "
+            f"This server serves what it read, read-only. Keep the file to inspect it; to go on without those "
+            f"lines, stop the server, cut the log there (truncate -s {info['offset']} {path}) and start it again")
+        log.error("%s", self.damaged)
 
     def _store_replayed(self, engine) -> None:
         """Episodes that ended in the replay: store any result the crash lost,
@@ -98,6 +116,9 @@ class DataFolder:
         log already, so a crash before they are stored loses nothing.)"""
         if engine.journal:
             records = engine.take_journal()
+            if self.log is None:  # read-only (a damaged log): every writer checks first; undo any that did not
+                undo(engine, self._keys, self.log_path, records)
+                raise errors.StorageUnavailable(self.damaged or "the action log is closed")
             try:
                 try:
                     self.log.append(records)
@@ -121,6 +142,8 @@ class DataFolder:
         an empty line until the disk takes it."""
         if self.unwritable is None:
             return True
+        if self.damaged is not None:
+            return False
         try:
             self.log.probe()
         except action_log.Unwritable:
@@ -132,6 +155,8 @@ class DataFolder:
     def check_writable(self) -> None:
         """Refuse a write up front (503) while the log cannot take it."""
         if not self.writable():
+            if self.damaged is not None:
+                raise errors.StorageUnavailable(self.damaged, retry_after=3600)
             raise errors.StorageUnavailable(
                 f"{self.unwritable}: this server takes no writes until its disk does "
                 "(reads still work; /readyz says when it is ready)")
@@ -202,6 +227,7 @@ class DataFolder:
         if self.mode != "none":
             out["data_dir"] = self.path
             out["log_writable"] = self.unwritable is None
+            out["log_intact"] = self.damaged is None
             out["replay"] = self.report.as_dict()
         return out
 

@@ -44,6 +44,7 @@ class Report:
     replies: int = 0
     mismatches: list = field(default_factory=list)
     seconds: float = 0.0
+    dropped: dict | None = None  # where a damaged line stopped the replay, and what it left out (log.read)
 
     def mismatch(self, text: str) -> None:
         if len(self.mismatches) < 100:
@@ -53,7 +54,7 @@ class Report:
     def as_dict(self) -> dict:
         return {"lines": self.lines, "episodes": self.episodes, "steps": self.steps, "ended": self.ended,
                 "keys": self.keys, "replies": self.replies, "mismatches": len(self.mismatches),
-                "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3), "dropped": self.dropped}
 
 
 def replay(engine, keys, lines) -> Report:

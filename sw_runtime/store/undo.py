@@ -56,8 +56,8 @@ def undo(engine, keys, path: str, records: list) -> int:
     if not about and not snaps_gone:
         return len(made)
     scratch = Engine(engine.settings)
-    want = compact.needed(action_log.read(path), roots=about | set(snaps_gone))
-    replay(scratch, _NoKeys(), compact.filtered(action_log.read(path), want, keys=False))
+    want = compact.needed(action_log.read(path, on_damage=_past), roots=about | set(snaps_gone))
+    replay(scratch, _NoKeys(), compact.filtered(action_log.read(path, on_damage=_past), want, keys=False))
     for eid in about:
         ep = scratch.episodes.get(eid)
         if ep is not None:
@@ -70,6 +70,10 @@ def undo(engine, keys, path: str, records: list) -> int:
     log.error("the action log could not take a request's line: %d episodes put back as the log has them, "
               "%d made by it dropped", len(about), len(made))
     return len(about) + len(made)
+
+
+def _past(info) -> None:
+    """A damaged log (served read-only) is read up to its damage, as at the start."""
 
 
 class _NoKeys:

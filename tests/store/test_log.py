@@ -26,7 +26,7 @@ def test_each_append_is_one_line_read_back_in_order(tmp_path):
     log.close()
     assert records(path) == [[["c", "ep_1", "dummy", {"seed": 1}, "t"]],
                              [["s", "ep_1", "noop", {}, 1, "sha256:x"], ["e", "ep_1", "finished", "", None, 1.0]]]
-    assert path.read_bytes().count(b"\n") == 2
+    assert path.read_bytes().count(b"\n") == 3  # the version header, then one line per append
 
 
 def test_a_torn_last_line_is_cut_off(tmp_path, caplog):
