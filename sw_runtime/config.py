@@ -56,6 +56,7 @@ class Settings:
     key_burst: int = 0  # a key's bucket size; 0: one second's worth
     ip_rate: float = 0.0  # calls a second per client IP; 0: no limit
     ip_burst: int = 0  # an IP's bucket size; 0: one second's worth
+    allowed_hosts: str = ""  # names (or name:port) a keyless loopback server answers to besides its own (browser.py)
     webhook_queue: int = 10_000  # webhook messages waiting to be sent; past it, new ones are dropped
     webhook_backoff: str = "1,5,30,120,600"  # seconds before each retry of a failed delivery
     read_cache: int = 50_000  # pure-read answers kept per generation (engine/read_cache.py); 0 turns it off

@@ -49,6 +49,22 @@ class Forbidden(ApiError):
     code, status = "insufficient_scope", 403
 
 
+class ForbiddenHost(ApiError):
+    """A ``Host`` this server does not answer to (DNS rebinding: security/browser.py)."""
+
+    code, status = "forbidden_host", 403
+
+
+class CrossOrigin(ApiError):
+    """A write sent by a web page of another origin (CSRF: security/browser.py)."""
+
+    code, status = "cross_origin", 403
+
+
+class UnsupportedMediaType(ApiError):
+    code, status = "unsupported_media_type", 415
+
+
 class NotFound(ApiError):
     code, status = "not_found", 404
 

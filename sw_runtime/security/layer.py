@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from .browser import BrowserGuard
 from .deliveries import Dispatcher
 from .gate import Gate
 from .keys import KeyStore
@@ -45,9 +46,10 @@ class Layer:
                                    backoff=_backoff(settings.webhook_backoff))
 
     def wrap(self, app, routes_of):
-        """The app behind the gate, timed by the metrics middleware (outermost, so
-        refusals by the gate are counted too)."""
-        return MetricsMiddleware(Gate(app, self.keys, self.limiter), self.metrics, routes_of)
+        """The app behind the gate, behind the browser checks (browser.py), timed
+        by the metrics middleware (outermost, so refusals are counted too)."""
+        guarded = BrowserGuard(Gate(app, self.keys, self.limiter), self.settings.allowed_hosts, self.keys is None)
+        return MetricsMiddleware(guarded, self.metrics, routes_of)
 
     async def start(self) -> None:
         await self.webhooks.start()

@@ -68,4 +68,5 @@ def test_health_and_readiness(tmp_path):
         assert httpx.get(f"{root}/healthz").json()["ok"] is True
         r = httpx.get(f"{root}/readyz")
         assert r.status_code == 503
-        assert r.json() == {"ready": False, "checks": {"worlds_loaded": True, "data_dir_writable": False}}
+        assert r.json() == {"ready": False, "checks": {"worlds_loaded": True, "data_dir_writable": False,
+                                                      "log_writable": True, "log_intact": True}}
