@@ -7,11 +7,18 @@ HTTP request.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 from . import errors
+
+# Every string a request hands the server is capped (the server keeps many of
+# them, and error texts quote some): names and ids, a submit's output.
+NAME_CAP = 256
+OUTPUT_CAP = 1024 * 1024
+Name = Annotated[str, msgspec.Meta(max_length=NAME_CAP)]
+Output = Annotated[str, msgspec.Meta(max_length=OUTPUT_CAP)]
 
 
 class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -21,7 +28,7 @@ class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class UserSimulator(_Body):
     """``{"model": id}``: the llm user, played by this model at SW_USER_SIM_URL."""
 
-    model: str
+    model: Name
 
 
 class Trigger(_Body):
@@ -29,28 +36,28 @@ class Trigger(_Body):
     ``invoice``, ``email_received`` or ``cron`` and the entity it is about
     (omitted: the most recent matching one; ignored for ``cron``)."""
 
-    kind: str
-    entity_id: str | None = None
+    kind: Name
+    entity_id: Name | None = None
 
 
 class CreateEpisode(_Body):
-    task_id: str | None = None
+    task_id: Name | None = None
     seed: int = 0
-    agent_name: str | None = None
+    agent_name: Name | None = None
     signals: bool = False
-    fault_profile: str | None = None
+    fault_profile: Name | None = None
     # "scripted", "llm", or {"model": id}: the llm user played by that model
-    user_simulator: str | UserSimulator | None = None
+    user_simulator: Name | UserSimulator | None = None
     # Which checks make up score's denominator (verify/score.py): "share" or "informative".
-    scoring: str = "share"
+    scoring: Name = "share"
     checks: list[dict[str, Any]] | None = None
     replace_template_checks: bool = False
     # A custom start state (replaces the seeded one; engine/custom_seeds.py),
     # or a snapshot to start from. Any JSON: the world's parser says what is wrong.
     state: Any = None
-    snapshot_id: str | None = None
+    snapshot_id: Name | None = None
     # "sandbox": guarded tools answer would_* previews and change nothing (engine/sandbox.py).
-    mode: str = "live"
+    mode: Name = "live"
     # Start from a trigger: the instruction is then the trigger's payload (engine/triggers.py).
     trigger: Trigger | None = None
 
@@ -62,7 +69,7 @@ _no_args = msgspec.field(default_factory=lambda: _NO_ARGS)
 
 
 class Step(_Body, gc=False):
-    tool: str
+    tool: Name
     # Kept as the JSON the client sent: the tool's own decoder reads it
     # straight into its params struct, and the trace stores these bytes.
     arguments: msgspec.Raw = _no_args
@@ -70,8 +77,8 @@ class Step(_Body, gc=False):
 
 
 class Call(_Body, gc=False):
-    episode_id: str
-    tool: str
+    episode_id: Name
+    tool: Name
     arguments: msgspec.Raw = _no_args
     dry_run: bool = False
 
@@ -90,7 +97,7 @@ class LooseBatch(_Body):
 
 
 class Submit(_Body):
-    output: str = ""
+    output: Output = ""
 
 
 class Fork(_Body):
@@ -103,20 +110,20 @@ class CreateSnapshot(_Body):
 
 class ValidateSeed(_Body):
     state: Any
-    task_id: str | None = None
+    task_id: Name | None = None
 
 
 class RenderChecks(_Body):
     """``POST /checks/render``: checks to turn into sentences, checked against a world if named."""
 
     checks: list[Any]
-    environment: str | None = None
+    environment: Name | None = None
 
 
 class CreateItem(CreateEpisode, kw_only=True):
     """One episode of a batch create: the single create's body plus its world."""
 
-    environment: str
+    environment: Name
 
 
 class BatchCreate(_Body):
@@ -127,7 +134,7 @@ class BatchCreate(_Body):
 class SubmitItem(Submit, kw_only=True):
     """One episode of a batch submit."""
 
-    episode_id: str
+    episode_id: Name
 
 
 class BatchSubmit(_Body):
@@ -138,9 +145,9 @@ class CreateWebhook(_Body):
     """``POST /webhooks``: where to send which events, and the signing secret
     (Standard Webhooks, ``whsec_`` + base64; omitted, the server makes one)."""
 
-    url: str
-    events: list[str]
-    secret: str | None = None
+    url: Annotated[str, msgspec.Meta(max_length=2048)]
+    events: Annotated[list[Name], msgspec.Meta(max_length=64)]
+    secret: Name | None = None
 
 
 _decoders: dict = {}

@@ -293,6 +293,13 @@ class Engine:
             self.journal.append(("c", ep.id, plan.environment, logged, ep.created_at, project))
         ep.project = project
         self.register(ep, announce)
+        # The strings the episode keeps from its request count toward the live budget too.
+        if plan.checks_bytes is None:
+            plan.checks_bytes = len(_encode(req.checks)) if req.checks else 0
+        held = len(req.agent_name or "") + plan.checks_bytes
+        if held:
+            ep.nbytes += held
+            self.meter[0] += held
         return ep
 
     def limit(self, ep: Episode, step_limit: int, idle_timeout: float, max_age: float,
@@ -332,11 +339,16 @@ class Engine:
                 retry_after=5,
             )
         if self.meter[0] > s.max_live_bytes:
-            raise errors.RateLimited(
-                f"the open episodes' traces hold {self.meter[0]} bytes, past this server's budget of "
-                f"{s.max_live_bytes}: submit or DELETE the episodes you are done with, or retry later",
-                retry_after=5,
-            )
+            raise self._over_budget()
+
+    def _over_budget(self) -> errors.RateLimited:
+        """What a create, fork or step answers while the open episodes hold more than the live budget."""
+        return errors.RateLimited(
+            f"the open episodes' traces hold {self.meter[0]} bytes, past this server's budget of "
+            f"{self.settings.max_live_bytes} (SW_MAX_LIVE_BYTES): submit or DELETE the episodes you are done "
+            "with, or retry later",
+            retry_after=5,
+        )
 
     def create_many(self, items: list, project: str | None = None, refused: dict | None = None,
                     announce: bool = True) -> list:
@@ -402,6 +414,8 @@ class Engine:
         ep = self.get(episode_id, project)
         if dry_run:
             return _dumps(preview(ep, tool, _args_value(args_json)))
+        if self.meter[0] > self.settings.max_live_bytes:
+            raise self._over_budget()
         pieces = ep.answer(tool, args_json)
         self._count(ep, pieces)
         if self.journal is not None:
@@ -436,6 +450,7 @@ class Engine:
         ``project``, only to that project's episodes."""
         episodes = self.episodes
         journal = self.journal
+        budget = self.settings.max_live_bytes
         first = len(parts) == 1
         steps = self.tally.steps
         for call in calls:
@@ -464,6 +479,8 @@ class Engine:
                     else:
                         args = _args_json(raw)
                         raw = _Raw(args)
+                    if self.meter[0] > budget:
+                        raise self._over_budget()
                     pieces = ep.answer(call.tool, args)
                     parts += pieces
                     parts.append(ep.id_tail)

@@ -18,7 +18,7 @@ import msgspec
 import orjson
 
 from .. import errors
-from ..worlds.tool import Context, ReadContext, Refused
+from ..worlds.tool import Context, ReadContext, Refused, capped
 from . import faults, sandbox
 from .read_cache import READS as _READS, SHARED
 from .trace import Trace
@@ -184,7 +184,7 @@ class Episode:
             else:
                 ok, payload = False, {
                     "code": "unknown_tool",
-                    "message": f"no tool {tool_name!r} in {self.world.name}; "
+                    "message": f"no tool {capped(repr(tool_name), 200)} in {self.world.name}; "
                     f"the episode's tools are: {', '.join(self.tool_names())}",
                 }
         else:

@@ -20,7 +20,7 @@ from __future__ import annotations
 class Plan:
     __slots__ = ("environment", "world", "req", "task", "setup", "checks", "start_passes", "store",
                  "seed_digest", "clock", "trigger", "sim_model", "reference", "start_kind", "snapshot_id",
-                 "logged")
+                 "logged", "checks_bytes")
 
     def __init__(self, *, environment, world, req, task, setup, checks, start_passes, store, seed_digest,
                  clock, trigger, sim_model, reference, start_kind, snapshot_id, logged):
@@ -40,3 +40,4 @@ class Plan:
         self.start_kind = start_kind  # "seed", "state" or "snapshot"
         self.snapshot_id = snapshot_id
         self.logged = logged  # the create body as the log writes it (msgspec.Raw), or None without a log
+        self.checks_bytes = None  # the size of the request's own checks (the live budget counts them), once known

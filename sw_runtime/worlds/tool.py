@@ -54,9 +54,20 @@ class Refused(Exception):
         self.extra = extra
 
     def as_error(self) -> dict:
-        err = {"code": self.code, "message": self.message}
-        err.update(self.extra)
+        err = {"code": self.code, "message": capped(self.message)}
+        err.update({k: capped(v) if type(v) is str else v for k, v in self.extra.items()})
         return err
+
+
+ERROR_TEXT_CAP = 1024  # characters of an error text; a refusal that quotes a huge argument is cut
+
+
+def capped(text: str, most: int = ERROR_TEXT_CAP) -> str:
+    """``text``, cut to ``most`` characters and saying so: the answer and the
+    trace keep an error text, and a refusal may quote the call's arguments."""
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}… ({len(text) - most} characters cut)"
 
 
 class NoArgs(msgspec.Struct, forbid_unknown_fields=True):

@@ -74,3 +74,11 @@ def test_a_sweep_ends_only_the_episodes_past_their_deadline():
     assert e.sweep(now=now + 11) == 10
     e.results.put_many(e.take_results())  # what the service does after every sweep
     assert e.live == 1990 and all(e.describe(ep.id)["ended_by"] == "idle" for ep in eps[1990:])
+
+
+def test_the_strings_an_episode_keeps_count_toward_the_live_budget():
+    e = make()
+    ep = e.create("dummy", schemas.CreateEpisode(task_id="dm-01", agent_name="a" * 200))
+    assert ep.nbytes == 200 and e.meter[0] == 200
+    e.submit(ep.id)
+    assert e.meter[0] == 0
