@@ -25,12 +25,12 @@ def _serve(args) -> int:
     from .security.exposure import refuse_open_bind
 
     retention = args.retention_days * 86400.0 if args.retention_days is not None else None
-    settings = Settings.from_env(
-        idle_timeout=args.idle_timeout, max_body=args.max_body, step_limit=args.step_limit, shard=args.shard,
-        auth=args.auth, data_dir=args.data_dir, durability=args.durability, retention=retention,
-        max_age=args.max_age, max_episodes=args.max_episodes,
-    )
     try:
+        settings = Settings.from_env(
+            idle_timeout=args.idle_timeout, max_body=args.max_body, step_limit=args.step_limit, shard=args.shard,
+            auth=args.auth, data_dir=args.data_dir, durability=args.durability, retention=retention,
+            max_age=args.max_age, max_episodes=args.max_episodes,
+        )
         settings.validate()
     except SettingsError as e:
         print(f"sandworld serve: {e}", file=sys.stderr)

@@ -13,7 +13,8 @@ def _env(name: str, default, cast):
     try:
         return cast(raw)
     except ValueError:
-        raise SystemExit(f"{name}={raw!r} is not a valid {cast.__name__}") from None
+        kind = {"int": "whole number", "float": "number"}.get(cast.__name__, cast.__name__)
+        raise SettingsError(f"{name}={raw!r} is not a {kind}") from None
 
 
 @dataclass
@@ -77,6 +78,15 @@ class Settings:
             )
         if self.durability != "none" and not self.data_dir:
             raise SettingsError("--data-dir (SW_DATA_DIR) is empty; give a folder, or --durability none")
+        for name in ("key_rate", "ip_rate"):  # 0 is no limit; a rate near 0 makes waits past any clock
+            value = getattr(self, name)
+            if value != 0 and not (0.001 <= value <= 1e9):
+                raise SettingsError(f"SW_{name.upper()} must be 0 (no limit) or from 0.001 to 1e9 calls a second; "
+                                    f"got {value!r}")
+        if self.auth not in ("none", "keys"):
+            raise SettingsError(f"--auth (SW_AUTH) must be none or keys; got {self.auth!r}")
+        backoff(self.webhook_backoff)
+        _check_environment()
         return self
 
     @classmethod
@@ -93,6 +103,33 @@ class Settings:
 
 class SettingsError(ValueError):
     """A setting the server cannot run with."""
+
+
+def backoff(text: str) -> tuple:
+    """``SW_WEBHOOK_BACKOFF`` as seconds, or ``SettingsError``."""
+    try:
+        steps = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise SettingsError(f"SW_WEBHOOK_BACKOFF={text!r} must be comma-separated seconds, e.g. 1,5,30") from None
+    if not steps or any(not (0 <= s <= 86400) for s in steps):
+        raise SettingsError(f"SW_WEBHOOK_BACKOFF={text!r}: each retry waits 0 to 86400 seconds")
+    return steps
+
+
+def _check_environment() -> None:
+    """The settings read outside ``Settings`` (by the judge, the user simulator
+    and the state core), checked here with the rest so a bad one stops the
+    start with one line rather than failing the first request."""
+    for prefix in ("SW_JUDGE", "SW_USER_SIM"):
+        url = os.environ.get(f"{prefix}_URL", "")
+        if url and not (url.startswith("http://") or url.startswith("https://")):
+            raise SettingsError(f"{prefix}_URL={url!r} must be an http:// or https:// URL")
+        api = os.environ.get(f"{prefix}_API", "").strip().lower()
+        if api and api not in ("openai", "anthropic"):
+            raise SettingsError(f"{prefix}_API={api!r} must be openai or anthropic")
+    pure = os.environ.get("SW_PURE", "")
+    if pure not in ("", "0", "1"):
+        raise SettingsError(f"SW_PURE={pure!r} must be 1 (the pure-Python state core) or 0")
 
 
 # (setting, lowest, highest): what the server can run with.
@@ -122,4 +159,8 @@ _RANGES = (
     ("max_trace_arguments", 0, 2**40),
     ("snapshot_ttl", 0.001, 100 * 365 * 86400),
     ("max_snapshot_bytes", 0, 2**50),
+    ("key_burst", 0, 10**9),
+    ("ip_burst", 0, 10**9),
+    ("webhook_queue", 1, 100_000_000),
+    ("read_cache", 0, 100_000_000),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from ..config import backoff
 from .browser import BrowserGuard
 from .deliveries import Dispatcher
 from .gate import Gate
@@ -21,20 +22,9 @@ from .webhooks import Subscriptions
 AUTH_MODES = ("none", "keys")
 
 
-def _backoff(text: str) -> tuple:
-    try:
-        steps = tuple(float(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise SystemExit(f"SW_WEBHOOK_BACKOFF={text!r} must be comma-separated seconds, e.g. 1,5,30") from None
-    if any(s < 0 for s in steps):
-        raise SystemExit(f"SW_WEBHOOK_BACKOFF={text!r}: seconds cannot be negative")
-    return steps
-
-
 class Layer:
     def __init__(self, settings):
-        if settings.auth not in AUTH_MODES:
-            raise SystemExit(f"--auth {settings.auth!r}: use one of {', '.join(AUTH_MODES)}")
+        settings.validate()  # one place says what a setting may be (config.py)
         self.settings = settings
         self.data_dir = settings.data_dir
         self.keys = KeyStore(settings.data_dir) if settings.auth == "keys" else None
@@ -43,7 +33,7 @@ class Layer:
         self.metrics = Metrics()
         self.subscriptions = Subscriptions(settings.data_dir)
         self.webhooks = Dispatcher(self.subscriptions, queue_size=settings.webhook_queue,
-                                   backoff=_backoff(settings.webhook_backoff))
+                                   backoff=backoff(settings.webhook_backoff))
 
     def wrap(self, app, routes_of):
         """The app behind the gate, behind the browser checks (browser.py), timed
