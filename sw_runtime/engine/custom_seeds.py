@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sw_core_ext import Store
-
 from .. import errors
 from ..verify.score import baseline
 
@@ -87,7 +85,7 @@ def prepare(world, state, task=None, seed: int = 0) -> Start:
     issues = issues_of(world, state)
     if issues:
         raise invalid_state(world, issues)
-    store = Store(state, collections=world.collections)
+    store = world.state_store(state, seed)
     start = Start(store=store, digest=store.digest(), kind="state", seed=seed)
     if task is not None:
         set_up(world, task, start)

@@ -519,7 +519,7 @@ class Engine:
             log.exception("verifier failed for episode %s", ep.id)
             ev = {"episode_id": ep.id, "pass": None, "score": None, "steps": ep.steps, "checks": [],
                   "failure_kind": "infra", "mask_sample": True, "error": type(e).__name__,
-                  "state_diff": ep.store.diff(ep.start), "digest": ep.digest, "seed_digest": ep.seed_digest}
+                  "state_diff": ep.world.by_world(ep.store.diff(ep.start)), "digest": ep.digest, "seed_digest": ep.seed_digest}
         self._ended(ep, ended_by, ev, "", None)
         self.free(ep.id)
         if self.on_event is not None:
@@ -657,7 +657,7 @@ class Engine:
             "failure_kind": failure_kind,
             "mask_sample": False,
             "training": ep.training,
-            "state_diff": facts.diff,
+            "state_diff": ep.world.by_world(facts.diff),
             "digest": ep.digest,
             "seed_digest": ep.seed_digest,
         }
