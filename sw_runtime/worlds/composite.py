@@ -287,6 +287,12 @@ class Composite(World):
         """What the composite calls ``world``'s tool ``name``."""
         return self._served[(world, name)]
 
+    def served(self, name: str) -> str:
+        if name in self.tools_by_name:
+            return name
+        found = [new for (_w, own), new in self._served.items() if own == name]
+        return found[0] if len(found) == 1 else name
+
     def describe(self, full: bool = True) -> dict:
         out = super().describe(full)
         out["environments"] = self.environments
