@@ -197,3 +197,28 @@ def test_sandbox_mode_and_faults_and_signals_work_on_a_composite(http):
         {"kind": "record_exists", "collection": "codehost.issues", "where": {"title": "Flaky CI"}}])["episode_id"]
     first = batch(http, both_worlds(eid)[:1])[0]
     assert first["signals"]["progress"] == 1.0
+
+
+def test_a_slack_post_gets_a_colleagues_answer_while_codehost_is_in_the_episode(http):
+    from sw_runtime.worlds.offsite_planning.tasks import q4_quickstart
+
+    eid = create(http, environments=PAIR, seed=0)["episode_id"]
+    (tool, args) = q4_quickstart()[2]  # the post to #leadership that the leaders answer
+    results = batch(http, [{"episode_id": eid, "tool": "repos.get", "arguments": {"owner": "acme", "repo": "api"}},
+                           {"episode_id": eid, "tool": tool, "arguments": args}])
+    assert all(r["ok"] for r in results)
+    assert "reactions" not in results[0]
+    assert [r["user"] for r in results[1]["reactions"]] == ["U_ERIK", "U_MARI"]
+    trace = http.get(f"/episodes/{eid}").json()["trace"]
+    assert trace[1]["reactions"] == results[1]["reactions"]
+
+
+def test_batch_create_takes_composite_items_and_a_bad_item_fails_its_slot_only(http):
+    r = http.post("/batch/episodes", json={"episodes": [
+        {"environments": PAIR, "seed": 1}, {"environment": "codehost+offsite-planning", "seed": 1},
+        {"environments": ["codehost", "codehost"]}, {"environment": "coinpurse", "seed": 1}]})
+    assert r.status_code == 200, r.text
+    slots = r.json()["results"]
+    assert slots[0]["seed_digest"] == slots[1]["seed_digest"] and slots[0]["environments"] == PAIR
+    assert slots[2]["error"]["code"] == "invalid_request" and "codehost named twice" in slots[2]["error"]["message"]
+    assert slots[3]["environment"] == "coinpurse"
