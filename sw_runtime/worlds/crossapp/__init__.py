@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ()
+MODULES = ("codehost_office",)
 
 _BY_SET: dict = {}
 for _module in MODULES:
