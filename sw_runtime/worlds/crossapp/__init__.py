@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("codehost_office",)
+MODULES = ("codehost_office", "groceries_wallet")
 
 _BY_SET: dict = {}
 for _module in MODULES:
