@@ -197,3 +197,37 @@ def test_the_answer_a_task_warns_against_fails(engine, task_id):
             engine.step(ep.id, tool, args)
         ev = _finish(engine, ep, ep.setup.output)
         assert ev["pass"] is False, f"{task_id} seed {seed}: the wrong answer passes"
+
+
+FINGERPRINT = """
+import hashlib, json, msgspec, orjson
+from sw_runtime.worlds import get_composite
+from sw_runtime.worlds.crossapp import SETS
+out = {}
+for names in SETS:
+    world = get_composite(names)
+    for seed in range(3):
+        store = world.seed_store(seed)
+        for task in world.tasks:
+            s = task.setup(store.fork())
+            blob = orjson.dumps([s.instruction, orjson.loads(msgspec.json.encode(s.checks)), s.solution, s.output,
+                                 s.hidden_facts], option=orjson.OPT_SORT_KEYS)
+            out[f"{task.id}/{seed}"] = [store.digest(), hashlib.sha256(blob).hexdigest()]
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_setups_are_the_same_in_other_processes():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    runs = []
+    for hashseed, pure in (("1", ""), ("2", "1")):
+        env = {**os.environ, "PYTHONHASHSEED": hashseed, "SW_PURE": pure}
+        done = subprocess.run([sys.executable, "-c", FINGERPRINT], env=env, capture_output=True, text=True,
+                              timeout=120, check=True)
+        runs.append(json.loads(done.stdout))
+    assert len(runs[0]) == len(ALL) * 3
+    assert runs[0] == runs[1]
