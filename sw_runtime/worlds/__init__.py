@@ -121,6 +121,23 @@ def get_composite(names) -> "composite.Composite":
     return got
 
 
+def world_of(environment: str | None, environments: list | None):
+    """The world a create names: by its path or item's ``environment``, or by
+    its body's ``environments`` (one to three worlds); when both are given
+    they must name the same world."""
+    if environments is not None:
+        if not environments:
+            raise errors.InvalidRequest("environments: name one to three worlds, e.g. [\"codehost\", \"offsite-planning\"]")
+        world = get_composite(environments)
+        if environment and get_world(environment) is not world:
+            raise errors.InvalidRequest(f"environments names {world.name}, but the request is for {environment}; "
+                                        "give one of them")
+        return world
+    if not environment:
+        raise errors.InvalidRequest("name the episode's worlds: \"environments\": [\"coinpurse\"] (one to three)")
+    return get_world(environment)
+
+
 def composites() -> list:
     """Every set of served worlds that has cross-app tasks, as ``GET /environments`` lists them."""
     from .crossapp import SETS

@@ -9,7 +9,8 @@ it like any other world. What makes it one:
   records. The composite's collections are the parts' *qualified* by world,
   ``world.collection`` (``codehost.pulls``): that is how a check, a state dump
   and a diff name them.
-- **Tools.** Every part's tools, under their own names; a name two parts
+- **Tools.** Every part's tools, under their own names (a pure read keeps
+  its shared answers, keyed on its part's collections); a name two parts
   share is served as ``world.name`` in both (``offsite-planning.slack.chat.postMessage``).
   A tool runs against its part's store and at its part's own simulated time
   (``epoch + 7·n``), so a world's rules (an overdue invoice, an SLA) answer in
@@ -37,6 +38,7 @@ from sw_core_ext import Store, canonical_json
 
 from .. import errors
 from .state_schema import Issue
+from .tool import ReadContext
 from .world import Reaction, World
 
 SEP = "+"
@@ -287,6 +289,12 @@ class Composite(World):
         """What the composite calls ``world``'s tool ``name``."""
         return self._served[(world, name)]
 
+    def served(self, name: str) -> str:
+        if name in self.tools_by_name:
+            return name
+        found = [new for (_w, own), new in self._served.items() if own == name]
+        return found[0] if len(found) == 1 else name
+
     def describe(self, full: bool = True) -> dict:
         out = super().describe(full)
         out["environments"] = self.environments
@@ -307,7 +315,12 @@ def compose(worlds: list, tasks: list = ()) -> Composite:
             new = f"{name}.{t.name}" if seen[t.name] > 1 else t.name
             origins[new] = (name, t.name)
             served[(name, t.name)] = new
-            tools.append(dataclasses.replace(t, name=new, fn=_in_part(t.fn, world, epoch_ms), pure=False, reads=None))
+            # A pure read stays pure (its answers are shared per state of the
+            # collections it reads, now qualified); a pure write does not: the
+            # read cache's shared write identities are a single store's.
+            pure = t.pure and not t.writes
+            reads = tuple(f"{name}.{c}" for c in t.reads) if pure and t.reads else None
+            tools.append(dataclasses.replace(t, name=new, fn=_in_part(t.fn, world, epoch_ms), pure=pure, reads=reads))
         for r in world.reactions:
             reactions.append(Reaction(id=r.id, on=served[(name, r.on)], fire=_in_part_reaction(r.fire, world, epoch_ms)))
     composite = Composite(
@@ -367,6 +380,8 @@ def _format_ms(ms: int) -> str:
 
 def _part_context(ctx, world: World, epoch_ms: int):
     store = ctx.store.part(world.name)
+    if type(ctx) is ReadContext:  # a pure read: the part's store and nothing else
+        return ReadContext(store)
     return _PartContext(ctx, store, ctx.at_ms - epoch_ms + world.epoch_ms)
 
 

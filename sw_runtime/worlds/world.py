@@ -83,6 +83,11 @@ class World:
         out from ``seed``)."""
         return Store(state, collections=self.collections)
 
+    def served(self, name: str) -> str:
+        """What this world calls a tool its own world calls ``name`` (a
+        composite may serve it as ``world.name``)."""
+        return name
+
     def by_world(self, flat: dict) -> dict:
         """A state diff or dump keyed by collection, as answers show it (a
         composite nests it by world)."""
