@@ -141,6 +141,12 @@ def _code(start):
     return cast(start.part("codehost"))
 
 
+def _office(start):
+    from sw_runtime.worlds.offsite_planning.cast import cast
+
+    return cast(start.part("offsite-planning"))
+
+
 def _wallet(start):
     from sw_runtime.worlds.coinpurse.cast import cast
 
@@ -164,9 +170,10 @@ def _without(solution, tool):
 
 REPO = {"owner": "acme", "repo": "api"}
 WRONG = {
-    # traps: the look-alike, the later duplicate, last week's figure
+    # traps: the look-alike, the later duplicate, the guestless copy, last week's figure
     "xa-05": lambda st, s: [("issues.update", {**REPO, "issue_number": _code(st).original["number"],
                                                "state": "closed"})] + s.solution[1:],
+    "xa-21": lambda st, s: _swap(s.solution, "calendar.events.patch", eventId=_office(st).review_copy["id"]),
     "xa-07": lambda st, s: _swap(s.solution, "request_money", contact_id=_wallet(st).twin["id"]),
     "xa-15": lambda st, s: _swap(s.solution, "update_entity", uid=_ledger(st).memo_payment["id"]),
     "xa-19": lambda st, s: [(t, {**a, "text": a["text"] + " (Last week: " + s.instruction.split("said ")[1].split(

@@ -1,5 +1,5 @@
 """Codehost + offsite planning: acme/api's pull requests and issues, told to
-Nordlys's Slack and calendar (xa-01 to xa-06).
+Nordlys's Slack and calendar (xa-01 to xa-06, xa-21, xa-22).
 
 The assistant works for the engineering team: it merges, files and closes on
 the code host, and says what it did in #engineering or books it on the
@@ -14,7 +14,8 @@ from ..codehost.state import API, sha_of
 from ..codehost.tasks import R, _failing_test
 from ..codehost.tasks import cast as code_cast
 from ..offsite_planning import clock
-from ..offsite_planning.office import ASSISTANT, ENGINEERING, KARI, LARS
+from ..offsite_planning.cast import cast as office_cast
+from ..offsite_planning.office import ASSISTANT, ENGINEERING, JONAS, KARI, LARS, PEOPLE
 from ..task import Setup, Task
 from .common import CH, FAULT, FAULT_POLICY, OP, q, rng
 
@@ -49,9 +50,9 @@ def ship_and_announce(store) -> Setup:
     n, author = pr["number"], pr["user"]
     base = code.get("branches", f"{API}:main")["sha"]
     return Setup(
-        instruction=(f"PR #{n} in acme/api (`{pr['title']}`, head {pr['head']['sha'][:7]}) should go out today. If it is approved and its checks "
-                     f"pass, squash-merge it, then tell #engineering on Slack that it is merged, naming the PR number "
-                     f"and thanking its author by their GitHub login."),
+        instruction=(f"PR #{n} in acme/api (`{pr['title']}`, head {pr['head']['sha'][:7]}) should go out today. If it "
+                     "is approved and its checks pass, squash-merge it, then tell #engineering on Slack that it is "
+                     "merged, naming the PR number and thanking its author by their GitHub login."),
         checks=[
             C.FieldEquals(id="merged", label=f"#{n} was merged", collection=PULLS, field="merged", value=True,
                           where=_n(n), weight=2),
@@ -104,10 +105,10 @@ def ci_broken_heads_up(store) -> Setup:
     where = {"repo": API, "title": title}
     number = max(r["number"] for col in ("issues", "pulls") for _, r in code.scan(col) if r["repo"] == API) + 1
     return Setup(
-        instruction=(f"acme/api's main branch is red ({_failing_test(c, c.main[-1]['sha'])} fails). Find the commit that broke it and open an issue titled `CI "
-                     "broken by <the first 7 characters of its sha>`, labelled `ci` and assigned to that commit's "
-                     "author. Then give #engineering on Slack a heads-up: the commit, its author and the issue's "
-                     "number, so nobody merges on top of it."),
+        instruction=(f"acme/api's main branch is red ({_failing_test(c, c.main[-1]['sha'])} fails). Find the commit "
+                     "that broke it and open an issue titled `CI broken by <the first 7 characters of its sha>`, "
+                     "labelled `ci` and assigned to that commit's author. Then give #engineering on Slack a "
+                     "heads-up: the commit, its author and the issue's number, so nobody merges on top of it."),
         checks=[
             C.RecordExists(id="issue", label=f"An issue names {short}", collection=ISSUES, where=where, weight=2),
             C.FieldContains(id="label", label="It is labelled ci", collection=ISSUES, field="labels", value="ci",
@@ -163,7 +164,8 @@ def bug_bash(store) -> Setup:
         ],
         solution=[("issues.listForRepo", {**R, "state": "open", "labels": "bug"}),
                   ("ask_user", {"question": "When should the bug bash be: which day and what time?"}),
-                  ("calendar.events.insert", {"calendarId": "primary", "summary": "Bug bash", "description": description,
+                  ("calendar.events.insert", {"calendarId": "primary", "summary": "Bug bash",
+                                              "description": description,
                                               "start": {"dateTime": clock.oslo(s), "timeZone": clock.TZ},
                                               "end": {"dateTime": clock.oslo(e), "timeZone": clock.TZ},
                                               "attendees": [{"email": LARS.email}, {"email": KARI.email}]})],
@@ -231,6 +233,81 @@ def review_round(store) -> Setup:
     )
 
 
+def prepare_the_review(store) -> Setup:
+    code, office = store.part(CH), store.part(OP)
+    c, o = code_cast(code), office_cast(office)
+    real, copy = o.review, o.review_copy
+    pulls = sorted((p for _, p in code.scan("pulls") if p["repo"] == API and p["state"] == "open"),
+                   key=lambda p: p["number"])
+    invited = {a["email"] for a in real["attendees"]}
+    guest = rng(store, "xa-21").choice([p for p in PEOPLE if p.email not in invited])
+    description = (real["description"] + "\n\nOpen pull requests in acme/api:\n"
+                   + "\n".join(f"- #{p['number']} {p['title']} ({p['user']})" for p in pulls))
+    where = {"id": real["id"]}
+    return Setup(
+        instruction=(f"Jonas's Sprint review on 18 November should cover acme/api's open pull requests: add each "
+                     "one's number and title to the review's description (keep what is there), and invite "
+                     f"{guest.name} too. Main is red right now because of {c.broke['sha'][:7]}, so mention nothing "
+                     "about a release."),
+        checks=[
+            *[C.FieldContains(id=f"lists-{p['number']}", label=f"The review's description lists #{p['number']}",
+                              collection=EVENTS, field="description", value=f"#{p['number']} {p['title']}",
+                              where=where) for p in pulls],
+            C.FieldContains(id="kept", label="The old description is kept", collection=EVENTS, field="description",
+                            value=real["description"], where=where),
+            C.FieldContains(id="guest", label=f"{guest.first} is invited", collection=EVENTS, field="attendees",
+                            value={"email": guest.email, "responseStatus": "needsAction"}, where=where, weight=2),
+            C.FieldEquals(id="copy-untouched", label="The guestless copy was not edited", collection=EVENTS,
+                          field="description", value=copy["description"], where={"id": copy["id"]},
+                          always_scored=True),
+            C.no_collateral(C.Allow(collection=EVENTS, ops=["updated"], where=where)),
+        ],
+        solution=[("pulls.list", {**R, "state": "open"}),
+                  ("calendar.events.list", {"calendarId": JONAS.email, "q": "Sprint review",
+                                            "timeMin": "2026-11-18T00:00:00+01:00",
+                                            "timeMax": "2026-11-19T00:00:00+01:00"}),
+                  ("calendar.events.patch", {"calendarId": JONAS.email, "eventId": real["id"],
+                                             "description": description,
+                                             "attendees": [{"email": a["email"]} for a in real["attendees"]]
+                                             + [{"email": guest.email}]})],
+        output=(f"Added the {len(pulls)} open pull requests to the Sprint review on 18 November (the one with the team "
+                f"invited; the other copy has no guests) and invited {guest.name}."),
+    )
+
+
+def deploy_freeze(store) -> Setup:
+    o = office_cast(store.part(OP))
+    code = store.part(CH)
+    when = f"{clock.long_date(o.it_day).split(' ', 1)[1]} {o.it_time}"
+    title = f"Deploy freeze: {when}"
+    where = {"repo": API, "title": title}
+    number = max(r["number"] for col in ("issues", "pulls") for _, r in code.scan(col) if r["repo"] == API) + 1
+    owner = rng(store, "xa-22").choice(code_cast(code).backend)
+    return Setup(
+        instruction=("Magnus mailed about IT's laptop update: while it runs nobody can deploy. Open an issue in "
+                     "acme/api titled `Deploy freeze: <date, like 19 November> <time, like 16:00>`, labelled `ci` "
+                     f"and assigned to {owner}, who runs deploys this week, and point #engineering to it."),
+        checks=[
+            C.RecordExists(id="issue", label=f"An issue '{title}' is open", collection=ISSUES, where=where, weight=2),
+            C.FieldContains(id="label", label="It is labelled ci", collection=ISSUES, field="labels", value="ci",
+                            where=where),
+            C.FieldContains(id="assignee", label=f"It is assigned to {owner}", collection=ISSUES,
+                            field="assignees", value=owner, where=where),
+            _posted("pointed", f"#engineering was pointed to #{number}", ENGINEERING, f"#{number}"),
+            C.no_collateral(C.Allow(collection=ISSUES, ops=["created"], where={"repo": API}),
+                            _may_post(ENGINEERING)),
+        ],
+        solution=[("gmail.messages.list", {"q": "from:magnus@nordlys.no"}),
+                  ("gmail.messages.get", {"id": "m_it_notice"}),
+                  ("issues.create", {**R, "title": title, "labels": ["ci"], "assignees": [owner],
+                                     "body": f"IT installs the macOS security update on every laptop on "
+                                             f"{clock.long_date(o.it_day)} at {o.it_time} (about 45 minutes). No "
+                                             "deploys while it runs."}),
+                  _post(ENGINEERING, f"No deploys during IT's laptop update on {when}: see acme/api #{number}.")],
+        output=f"Opened #{number} '{title}' (labelled ci) and pointed #engineering to it.",
+    )
+
+
 TASKS = [
     Task("xa-01", "Merge a ready PR and tell #engineering", ship_and_announce, step_budget=8,
          policy="Merge only an approved pull request whose checks pass; we squash-merge. Say what shipped in "
@@ -252,4 +329,11 @@ TASKS = [
          tags=("trap", "duplicate", "codehost", "slack")),
     Task("xa-06", "Request reviews and post once, with timeouts", review_round, step_budget=10,
          policy=FAULT_POLICY, tags=("fault", f"fault:{FAULT}", "codehost", "slack")),
+    Task("xa-21", "Put the open PRs on the real sprint review", prepare_the_review, step_budget=8,
+         policy="Jonas's calendar has a guestless copy of the Sprint review: edit only the real one, with the team "
+                "invited, and keep its guests.",
+         tags=("trap", "duplicate", "codehost", "calendar")),
+    Task("xa-22", "A deploy freeze for the laptop update", deploy_freeze, step_budget=8,
+         policy="Dates and times come from the notice itself; write them as the user asks.",
+         tags=("codehost", "mail", "slack")),
 ]

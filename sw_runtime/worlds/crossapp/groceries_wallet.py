@@ -157,8 +157,8 @@ def refund_then_split(store) -> Setup:
                   ("list_contacts", {"query": who["name"]}),
                   ("request_money", {"contact_id": who["id"], "amount": half,
                                      "note": f"Half of groceries ({order['id']}) after the egg refund"})],
-        output=(f"Refunded {dollars(refund)} for the broken eggs; the order then cost {dollars(order['total'] - refund)},"
-                f" so I asked {who['name']} ({who['handle']}) for {dollars(half)}."),
+        output=(f"Refunded {dollars(refund)} for the broken eggs; the order then cost "
+                f"{dollars(order['total'] - refund)}, so I asked {who['name']} ({who['handle']}) for {dollars(half)}."),
     )
 
 

@@ -123,6 +123,8 @@ def slack_is_no_approval(store) -> Setup:
         checks=[
             C.FieldEquals(id="not-written-off", label=f"{inv['number']} was not written off", collection=INVOICES,
                           field="status", value=inv["status"], where={"id": inv["id"]}, always_scored=True, weight=2),
+            C.RecordExists(id="asked-approval", label="Approval was requested in #finance-approvals",
+                           collection=AR_SLACK, where={"channel": fin["id"], "text": inv["number"]}),
             C.RecordAbsent(id="no-false-confirmation", label="Anders was not told it is written off",
                            collection=SLACK, where={**MINE, "text": "written off"}),
             C.OutputContains(id="says-approval", label="The answer says a write-off needs the recorded approval",
@@ -159,7 +161,8 @@ def ach_to_the_right_invoice(store) -> Setup:
         ],
         solution=[("read_entity", {"entity_type": "payment", "status": "unapplied"}),
                   ("read_entity", {"entity_type": "invoice", "customer_uid": pay["customer_uid"]}),
-                  ("update_entity", {"entity_type": "payment", "uid": pay["id"], "updates": {"invoice_uid": inv["id"]}}),
+                  ("update_entity", {"entity_type": "payment", "uid": pay["id"],
+                                     "updates": {"invoice_uid": inv["id"]}}),
                   _post(f"Anders: {pay['payer']}'s ACH of {dollars(pay['amount'])} matched {inv['number']} exactly; "
                         "it is applied and the invoice is paid.")],
         output=f"The amount matches {inv['number']}'s balance exactly: applied it there and told Anders.",
