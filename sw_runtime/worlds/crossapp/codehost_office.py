@@ -17,7 +17,7 @@ from ..offsite_planning import clock
 from ..offsite_planning.cast import cast as office_cast
 from ..offsite_planning.office import ASSISTANT, ENGINEERING, JONAS, KARI, LARS, PEOPLE
 from ..task import Setup, Task
-from .common import CH, FAULT, FAULT_POLICY, OP, q, rng
+from .common import CH, FAULT, FAULT_POLICY, OP, next_issue, q, rng
 
 WORLDS = (CH, OP)
 
@@ -103,7 +103,7 @@ def ci_broken_heads_up(store) -> Setup:
     i = c.main.index(c.broke)
     title = f"CI broken by {short}"
     where = {"repo": API, "title": title}
-    number = max(r["number"] for col in ("issues", "pulls") for _, r in code.scan(col) if r["repo"] == API) + 1
+    number = next_issue(code)
     return Setup(
         instruction=(f"acme/api's main branch is red ({_failing_test(c, c.main[-1]['sha'])} fails). Find the commit "
                      "that broke it and open an issue titled `CI broken by <the first 7 characters of its sha>`, "
@@ -281,7 +281,7 @@ def deploy_freeze(store) -> Setup:
     when = f"{clock.long_date(o.it_day).split(' ', 1)[1]} {o.it_time}"
     title = f"Deploy freeze: {when}"
     where = {"repo": API, "title": title}
-    number = max(r["number"] for col in ("issues", "pulls") for _, r in code.scan(col) if r["repo"] == API) + 1
+    number = next_issue(code)
     owner = rng(store, "xa-22").choice(code_cast(code).backend)
     return Setup(
         instruction=("Magnus mailed about IT's laptop update: while it runs nobody can deploy. Open an issue in "

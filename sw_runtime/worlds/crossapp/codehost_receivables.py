@@ -15,7 +15,7 @@ from ..codehost.tasks import cast as code_cast
 from ..receivables.cast import cast as ar_cast
 from ..receivables.state import dollars
 from ..task import Setup, Task
-from .common import AR, CH, q
+from .common import AR, CH, next_issue, q
 
 WORLDS = (CH, AR)
 
@@ -23,10 +23,6 @@ ISSUES, COMMENTS = q(CH, "issues"), q(CH, "comments")
 INVOICES, EMAILS, AR_TASKS = q(AR, "invoices"), q(AR, "emails"), q(AR, "tasks")
 CONFIDENTIAL = ("Customer names, contacts and balances are confidential: they stay in receivables and never go into "
                 "the code host's issues or comments. A bug report may name an invoice number, nothing more.")
-
-
-def _next_number(code) -> int:
-    return max(r["number"] for col in ("issues", "pulls") for _, r in code.scan(col) if r["repo"] == API) + 1
 
 
 def overcharge_bug(store) -> Setup:
@@ -64,7 +60,7 @@ def overcharge_bug(store) -> Setup:
                   ("issues.listForRepo", {**R, "state": "open", "labels": "bug"}),
                   ("issues.create", {**R, "title": title, "body": body, "labels": ["bug"]}),
                   ("reply_to_email", {"message_uid": msg["id"], "body": reply})],
-        output=(f"Put {inv['number']} in review, filed #{_next_number(code)} in acme/api (invoice number only, no "
+        output=(f"Put {inv['number']} in review, filed #{next_issue(code)} in acme/api (invoice number only, no "
                 "customer details) and answered the customer in their thread."),
     )
 

@@ -1,5 +1,6 @@
 """What the cross-app task modules share: world names, qualified collection
-names, a seeded choice, and the fault profile the fault tasks are written for.
+names, a seeded choice, codehost's next issue number, and the fault profile
+the fault tasks are written for.
 
 A composite's checks name ``world.collection``; ``q(world, collection)`` spells
 it. ``rng(store, task_id)`` draws from the composite's start digest, so a
@@ -39,3 +40,8 @@ def rng(store, task_id: str) -> random.Random:
 def dollars(cents: int) -> str:
     """``$1234.50``: coinpurse and quickbasket's way of writing money."""
     return f"${cents // 100}.{cents % 100:02d}"
+
+
+def next_issue(code, repo: str = "acme/api") -> int:
+    """The number codehost gives the next issue in ``repo`` (issues and pull requests share one sequence)."""
+    return max(r["number"] for col in ("issues", "pulls") for _, r in code.scan(col) if r["repo"] == repo) + 1
