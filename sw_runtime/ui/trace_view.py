@@ -1,0 +1,100 @@
+"""An episode as the episode page shows it: steps, changes, checks.
+
+One shape for both places an episode comes from: ``GET /episodes/{id}`` on a
+server, and a trial of an evaluation run (``sandworld view``), which keeps
+the same trace and submit answer. The page is built from the episode's JSON
+only, so what it shows is what the API answers.
+
+The trace says which steps wrote (``mutated``) and the state diff says which
+records differ from the start (``created``, ``updated``, ``removed`` per
+collection). A record is put beside each writing step whose arguments or
+result name its id; records no writing step names are listed apart.
+
+Changes are grouped by world: one group today. A composite episode (several
+worlds in one) adds a group per world, each with its own collections.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import orjson
+
+from .templating import FOLD
+
+KINDS = ("created", "updated", "removed")
+
+
+@dataclass
+class Step:
+    entry: dict  # the trace entry as the API answers it
+    changes: list = field(default_factory=list)  # (collection, id, kind) this step names
+
+    @property
+    def body(self):
+        return self.entry.get("result") if self.entry.get("ok") else self.entry.get("error")
+
+    @property
+    def folded(self) -> bool:
+        return len(orjson.dumps(self.body)) > FOLD
+
+
+@dataclass
+class Changes:
+    world: str
+    collections: dict  # collection -> {kind: [ids]}
+    unattributed: list = field(default_factory=list)  # (collection, id, kind)
+
+    @property
+    def count(self) -> int:
+        return sum(len(ids) for kinds in self.collections.values() for ids in kinds.values())
+
+
+@dataclass
+class EpisodeView:
+    episode: dict
+    steps: list
+    changes: list  # Changes per world
+    checks: list
+    evaluation: dict | None
+    signals: bool
+
+    @property
+    def inherited(self) -> int:
+        return sum(1 for s in self.steps if s.entry.get("inherited"))
+
+
+def _entries(diff: dict) -> list:
+    out = []
+    for collection, kinds in (diff or {}).items():
+        for kind in KINDS:
+            for rid in kinds.get(kind, ()):
+                out.append((collection, rid, kind))
+    return out
+
+
+def build(episode: dict, diff: dict | None = None) -> EpisodeView:
+    """The page's view of ``episode`` (an ``/episodes/{id}`` answer, or a stored
+    trial shaped like one); ``diff`` is the state diff when the episode has no
+    evaluation yet (a live one)."""
+    evaluation = episode.get("evaluation") or None
+    if diff is None and evaluation:
+        diff = evaluation.get("state_diff")
+    steps = [Step(e) for e in episode.get("trace") or ()]
+    entries = _entries(diff or {})
+    writers = [(s, orjson.dumps([s.entry.get("arguments"), s.body]).decode()) for s in steps if s.entry.get("mutated")]
+    named = set()
+    for collection, rid, kind in entries:
+        needle = orjson.dumps(rid).decode()  # the id as JSON text, quotes and all: no partial matches
+        for step, text in writers:
+            if needle in text:
+                step.changes.append((collection, rid, kind))
+                named.add((collection, rid, kind))
+    grouped: dict = {}
+    for collection, rid, kind in entries:
+        grouped.setdefault(collection, {k: [] for k in KINDS})[kind].append(rid)
+    changes = [Changes(episode.get("environment") or "", grouped,
+                       [e for e in entries if e not in named])] if entries else []
+    checks = list((evaluation or {}).get("checks") or ())
+    signals = bool(episode.get("signals")) or any("signals" in s.entry for s in steps)
+    return EpisodeView(episode, steps, changes, checks, evaluation, signals)
