@@ -49,7 +49,7 @@ fi
 if [ "$SW_EXTRAS" = dev ] && ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "scripts: installing Debian's chromium for the browser tests (apt-get update; apt-get install -y chromium)" >&2
-    if apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium >&2; then
+    if apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >&2; then
       echo "scripts: chromium is installed ($(chromium --version 2>/dev/null || echo "version unknown"))" >&2
     else
       echo "scripts: chromium could not be installed; the browser tests (tests/ui) will skip" >&2

@@ -8,7 +8,8 @@ only, so what it shows is what the API answers.
 The trace says which steps wrote (``mutated``) and the state diff says which
 records differ from the start (``created``, ``updated``, ``removed`` per
 collection). A record is put beside each writing step whose arguments or
-result name its id; records no writing step names are listed apart.
+result name its id; when only one step wrote, every change is that step's.
+Records no writing step names are listed apart.
 
 Changes are grouped by world: one group today. A composite episode (several
 worlds in one) adds a group per world, each with its own collections.
@@ -90,6 +91,9 @@ def build(episode: dict, diff: dict | None = None) -> EpisodeView:
             if needle in text:
                 step.changes.append((collection, rid, kind))
                 named.add((collection, rid, kind))
+    if len(writers) == 1:  # only one step changed the state: all of it is that step's
+        writers[0][0].changes = list(entries)
+        named = set(entries)
     grouped: dict = {}
     for collection, rid, kind in entries:
         grouped.setdefault(collection, {k: [] for k in KINDS})[kind].append(rid)
