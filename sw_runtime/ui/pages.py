@@ -32,27 +32,25 @@ def _filters(q) -> Filters:
     return Filters(**{k: q.get(k) or None for k in FILTERS if k != "pass"}, passed=passed).check()
 
 
-def _error_page(request: Request, err: errors.ApiError):
-    return page(request, "error.html", err.status, error=err)
-
-
-def _viewer(fn):
-    """A page whose ``ApiError``s render as an error page with the same status."""
-
-    async def handler(request: Request):
-        try:
-            return await fn(request)
-        except errors.ApiError as e:
-            return _error_page(request, e)
-
-    handler.__name__ = fn.__name__
-    return handler
-
-
 def routes(service, layer) -> list:
     def who(request: Request) -> dict:
         principal = principal_of(request)
         return {"project": principal.project, "auth": layer.keys is not None}
+
+    def _error_page(request: Request, err: errors.ApiError):
+        return page(request, "error.html", err.status, error=err, **who(request))
+
+    def _viewer(fn):
+        """A page whose ``ApiError``s render as an error page with the same status."""
+
+        async def handler(request: Request):
+            try:
+                return await fn(request)
+            except errors.ApiError as e:
+                return _error_page(request, e)
+
+        handler.__name__ = fn.__name__
+        return handler
 
     async def index(request: Request):
         return RedirectResponse(f"{UI}/episodes", 303)

@@ -117,10 +117,16 @@ def tab(chromium):
 
 def shot(page, name: str, tmp_path: Path) -> Path:
     """A screenshot of the page: into SW_VIEWER_SHOTS when set (docs/img), else the test's folder."""
-    folder = Path(os.environ.get("SW_VIEWER_SHOTS") or tmp_path)
+    keep = os.environ.get("SW_VIEWER_SHOTS")
+    folder = Path(keep or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"viewer-{name}.png"
     page.screenshot(path=str(path))
+    if keep:  # committed pictures: 256 colours are plenty for pages of text, at a third of the bytes
+        from PIL import Image
+
+        with Image.open(path) as im:
+            im.convert("RGB").quantize(256).save(path, optimize=True)
     return path
 
 

@@ -55,7 +55,7 @@ def test_a_value_holding_markup_is_shown_as_text(viewer):
     root, _, ids = viewer
     text = httpx.get(f"{root}/ui/episodes/{ids['failed']}").text
     assert "<script>window.__pwned" not in text and "<img src=x" not in text
-    assert html.escape("<script>window.__pwned = 1</script>") in text  # the argument and the final answer
+    assert html.escape("<script>window.__pwned = 1</script>") in text  # the tool argument, as text
     assert INJECTED not in text
 
 
