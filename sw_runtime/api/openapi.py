@@ -133,7 +133,7 @@ EXTRA = (
     *((m, "/api/v1/episodes/{id}/mcp") for m in ("GET", "POST", "DELETE")),
     # The address for a person (a link to the viewer) and the viewer's HTML pages (docs/VIEWER.md).
     ("GET", "/"),
-    *(("GET", f"/ui{p}") for p in ("/", "/episodes", "/episodes/{id}", "/server", "/worlds/{env}/tasks/{task}",
+    *(("GET", f"/ui{p}") for p in ("", "/", "/episodes", "/episodes/{id}", "/server", "/worlds/{env}/tasks/{task}",
                                    "/login", "/{rest:path}")),
     ("POST", "/ui/login"),
     ("POST", "/ui/logout"),

@@ -30,7 +30,7 @@ from .. import errors
 from . import limits
 from .scopes import EVERYONE, Principal, required_scope
 
-OPEN_PATHS = frozenset({"/", "/healthz", "/readyz", "/metrics", "/openapi.json"})
+OPEN_PATHS = frozenset({"/", "/ui", "/healthz", "/readyz", "/metrics", "/openapi.json"})  # /ui: to /ui/
 # A run's or an episode's tools (the real APIs' addresses, MCP) answer to that
 # run's own token, which the service checks: no API key there (reference 001).
 TOKEN_PATHS = re.compile(r"/(v1/runs/[^/]+/tools/|api/v1/episodes/[^/]+/(tools/|mcp/?$))")

@@ -98,6 +98,7 @@ def routes(service, layer) -> list:
         return _error_page(request, errors.NotFound(f"no page {request.url.path}"))
 
     return [
+        Route(UI, index, methods=["GET"]),
         Route(f"{UI}/", index, methods=["GET"]),
         Route(f"{UI}/episodes", episodes, methods=["GET"]),
         Route(f"{UI}/episodes/{{id}}", episode, methods=["GET"]),

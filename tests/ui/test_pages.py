@@ -17,6 +17,7 @@ def test_the_root_links_to_the_viewer_for_people_and_says_where_things_are_for_p
     assert page.status_code == 200 and 'href="/ui/"' in page.text
     assert httpx.get(root + "/").json()["ui"] == "/ui/"
     assert httpx.get(root + "/ui/", follow_redirects=True).url.path == "/ui/episodes"
+    assert httpx.get(root + "/ui", follow_redirects=True).url.path == "/ui/episodes"
 
 
 def test_the_list_is_newest_first_and_shows_each_episodes_score_and_pass(viewer):
@@ -59,9 +60,11 @@ def test_a_value_holding_markup_is_shown_as_text(viewer):
     assert INJECTED not in text
 
 
-def test_the_episode_page_names_its_fork_and_the_fork_links_back(viewer):
-    root, _, ids = viewer
-    assert f'href="/ui/episodes/{ids["fork"]}"' in httpx.get(f"{root}/ui/episodes/{ids['live']}").text
+def test_the_episode_page_names_its_fork_and_snapshot_and_the_fork_links_back(viewer):
+    root, http, ids = viewer
+    snap = http.post(f"/episodes/{ids['live']}/snapshots", json={}).json()["snapshot_id"]
+    text = httpx.get(f"{root}/ui/episodes/{ids['live']}").text
+    assert f'href="/ui/episodes/{ids["fork"]}"' in text and f"<code>{snap}</code>" in text
     assert f'class="fork-source" href="/ui/episodes/{ids["live"]}"' in httpx.get(
         f"{root}/ui/episodes/{ids['fork']}").text
 
@@ -123,6 +126,7 @@ def test_a_page_without_a_key_goes_to_the_login_form_and_comes_back(keyed_viewer
     r = httpx.get(f"{root}/ui/episodes?status=open")
     assert r.status_code == 303 and r.headers["location"] == "/ui/login?next=%2Fui%2Fepisodes%3Fstatus%3Dopen"
     assert httpx.get(f"{root}/ui/login").status_code == 200
+    assert httpx.get(f"{root}/ui", follow_redirects=True).url.path == "/ui/login"
 
 
 def test_the_login_cookie_is_httponly_strict_and_for_the_pages_only(keyed_viewer):
