@@ -11,8 +11,10 @@ collection). A record is put beside each writing step whose arguments or
 result name its id; when only one step wrote, every change is that step's.
 Records no writing step names are listed apart.
 
-Changes are grouped by world: one group today. A composite episode (several
-worlds in one) adds a group per world, each with its own collections.
+Changes are grouped by world. A composite episode (several worlds in one)
+has a group per world, from its ``state_diff`` keyed by world, then collection;
+beside a step its records are named ``world.collection/id``, as the API names
+a composite's collections.
 """
 
 from __future__ import annotations
@@ -65,12 +67,20 @@ class EpisodeView:
         return sum(1 for s in self.steps if s.entry.get("inherited"))
 
 
-def _entries(diff: dict) -> list:
+def _per_world(episode: dict, diff: dict) -> dict:
+    """``{world: {collection: {kind: [ids]}}}``: a composite's diff is keyed by world already."""
+    worlds = episode.get("environments") or []
+    if len(worlds) > 1:
+        return {w: diff[w] for w in worlds if diff.get(w)}
+    return {episode.get("environment") or "": diff} if diff else {}
+
+
+def _entries(kinds_by_collection: dict, prefix: str) -> list:
     out = []
-    for collection, kinds in (diff or {}).items():
+    for collection, kinds in kinds_by_collection.items():
         for kind in KINDS:
             for rid in kinds.get(kind, ()):
-                out.append((collection, rid, kind))
+                out.append((prefix + collection, rid, kind))
     return out
 
 
@@ -82,7 +92,10 @@ def build(episode: dict, diff: dict | None = None) -> EpisodeView:
     if diff is None and evaluation:
         diff = evaluation.get("state_diff")
     steps = [Step(e) for e in episode.get("trace") or ()]
-    entries = _entries(diff or {})
+    worlds = _per_world(episode, diff or {})
+    composite = len(episode.get("environments") or []) > 1
+    per_world = {w: _entries(kinds, f"{w}." if composite else "") for w, kinds in worlds.items()}
+    entries = [e for es in per_world.values() for e in es]
     writers = [(s, orjson.dumps([s.entry.get("arguments"), s.body]).decode()) for s in steps if s.entry.get("mutated")]
     named = set()
     for collection, rid, kind in entries:
@@ -94,11 +107,10 @@ def build(episode: dict, diff: dict | None = None) -> EpisodeView:
     if len(writers) == 1:  # only one step changed the state: all of it is that step's
         writers[0][0].changes = list(entries)
         named = set(entries)
-    grouped: dict = {}
-    for collection, rid, kind in entries:
-        grouped.setdefault(collection, {k: [] for k in KINDS})[kind].append(rid)
-    changes = [Changes(episode.get("environment") or "", grouped,
-                       [e for e in entries if e not in named])] if entries else []
+    changes = []
+    for world, kinds in worlds.items():
+        grouped = {c: {k: list(ids.get(k, ())) for k in KINDS} for c, ids in kinds.items()}
+        changes.append(Changes(world, grouped, [e for e in per_world[world] if e not in named]))
     checks = list((evaluation or {}).get("checks") or ())
     signals = bool(episode.get("signals")) or any("signals" in s.entry for s in steps)
     return EpisodeView(episode, steps, changes, checks, evaluation, signals)
