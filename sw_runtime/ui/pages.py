@@ -80,7 +80,9 @@ def routes(service, layer) -> list:
 
     @_viewer
     async def server(request: Request):
-        worlds = [service.environment(w["name"]) for w in service.environments()["environments"]]
+        listing = service.environments()
+        # the worlds, then each set of worlds with cross-app tasks (a composite)
+        worlds = [service.environment(w["name"]) for w in listing["environments"] + listing.get("composites", [])]
         own = str(request.base_url).rstrip("/") + "/api/v1"
         open_eps = service.browse(Filters(status="open"), page_request(PAGE), project=principal_of(request).project)
         return page(request, "server.html", worlds=worlds, health=service.health(), cluster=service.shards(own),

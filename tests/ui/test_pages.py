@@ -85,6 +85,22 @@ def test_a_passed_episodes_changes_are_put_beside_the_step_that_made_them(viewer
     assert 'data-world="coinpurse"' in text  # changes are grouped by world (one, until composite episodes)
 
 
+def test_a_composite_episodes_changes_are_grouped_by_world(viewer):
+    root, http, _ = viewer
+    ep = http.post("/episodes", json={"environments": ["codehost", "offsite-planning"], "seed": 3}).json()
+    eid = ep["episode_id"]
+    http.post("/batch", json={"calls": [
+        {"episode_id": eid, "tool": "pulls.list", "arguments": {"owner": "acme", "repo": "api"}},
+        {"episode_id": eid, "tool": "slack.chat.postMessage",
+         "arguments": {"channel": "C_ENGINEERING", "text": "The fix is merged"}}]})
+    diff = http.post(f"/episodes/{eid}/submit", json={"output": "Told #engineering."}).json()["state_diff"]
+    text = httpx.get(f"{root}/ui/episodes/{eid}").text
+    assert set(diff) == {"offsite-planning"}
+    assert 'data-world="offsite-planning"' in text and 'data-world="codehost"' not in text
+    (rid,) = diff["offsite-planning"]["slack_messages"]["created"]
+    assert f'<span class="change created">created offsite-planning.slack_messages/{rid}</span>' in text
+
+
 def test_an_unknown_episode_is_a_404_page(viewer):
     root, _, _ = viewer
     r = httpx.get(f"{root}/ui/episodes/ep_0_nope_nope")
