@@ -126,7 +126,7 @@ def build_app(path) -> Starlette:
         p = request.path_params
         run, t = await runs.read(_trial, p["run_id"], p["world"], p["task"], p["seed"], p["trial"])
         episode = as_episode(run, t)
-        return page(request, "trial.html", run=run, t=t, ep=episode, view=trace_view.build(episode))
+        return page(request, "trial.html", run=run, t=t, ep=episode, view=trace_view.build(episode, start=trace_view.window_start(request.query_params)))
 
     async def compared(request: Request):
         a, b = request.query_params.get("a"), request.query_params.get("b")

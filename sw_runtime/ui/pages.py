@@ -71,7 +71,8 @@ def routes(service, layer) -> list:
         project = principal_of(request).project
         eid = request.path_params["id"]
         body = orjson.loads(await service.episode_json(eid, project=project))
-        view = trace_view.build(body, None if body.get("evaluation") else service.live_changes(eid, project=project))
+        view = trace_view.build(body, None if body.get("evaluation") else service.live_changes(eid, project=project),
+                                trace_view.window_start(request.query_params))
         forks = service.browse(Filters(forked_from=eid), page_request(PAGE), project=project)["items"]
         return page(request, "episode.html", view=view, ep=body, forks=forks,
                     snapshots=service.snapshots_of(eid, project=project),

@@ -26,6 +26,7 @@ import orjson
 from .templating import FOLD
 
 KINDS = ("created", "updated", "removed")
+WINDOW = 500  # steps shown on one page: a longer trace (a raised --step-limit) is shown in windows
 
 
 @dataclass
@@ -61,10 +62,24 @@ class EpisodeView:
     checks: list
     evaluation: dict | None
     signals: bool
+    start: int = 0  # the first step shown (an index into ``steps``)
 
     @property
     def inherited(self) -> int:
         return sum(1 for s in self.steps if s.entry.get("inherited"))
+
+    @property
+    def shown(self) -> list:
+        return self.steps[self.start:self.start + WINDOW]
+
+    @property
+    def earlier(self) -> int | None:
+        """Where the window before this one starts (None: this is the first)."""
+        return max(0, self.start - WINDOW) if self.start > 0 else None
+
+    @property
+    def later(self) -> int | None:
+        return self.start + WINDOW if self.start + WINDOW < len(self.steps) else None
 
 
 def _per_world(episode: dict, diff: dict) -> dict:
@@ -84,10 +99,10 @@ def _entries(kinds_by_collection: dict, prefix: str) -> list:
     return out
 
 
-def build(episode: dict, diff: dict | None = None) -> EpisodeView:
+def build(episode: dict, diff: dict | None = None, start: int = 0) -> EpisodeView:
     """The page's view of ``episode`` (an ``/episodes/{id}`` answer, or a stored
     trial shaped like one); ``diff`` is the state diff when the episode has no
-    evaluation yet (a live one)."""
+    evaluation yet (a live one); ``start``: the first step of the window shown."""
     evaluation = episode.get("evaluation") or None
     if diff is None and evaluation:
         diff = evaluation.get("state_diff")
@@ -113,4 +128,11 @@ def build(episode: dict, diff: dict | None = None) -> EpisodeView:
         changes.append(Changes(world, grouped, [e for e in per_world[world] if e not in named]))
     checks = list((evaluation or {}).get("checks") or ())
     signals = bool(episode.get("signals")) or any("signals" in s.entry for s in steps)
-    return EpisodeView(episode, steps, changes, checks, evaluation, signals)
+    start = min(max(0, start), max(0, len(steps) - 1))
+    return EpisodeView(episode, steps, changes, checks, evaluation, signals, start)
+
+
+def window_start(query) -> int:
+    """The ``from`` query parameter: the first step shown (0-based; bad values show the first window)."""
+    text = query.get("from") or "0"
+    return int(text) if text.isdigit() else 0

@@ -8,7 +8,9 @@ import html
 import httpx
 import pytest
 
-from .conftest import INJECTED
+from sandworld.local import local_server
+
+from .conftest import INJECTED, new_episode, root_of
 
 
 def test_the_root_links_to_the_viewer_for_people_and_says_where_things_are_for_programs(viewer):
@@ -187,3 +189,17 @@ def test_logging_out_forgets_the_key(keyed_viewer):
         r = c.post("/ui/logout")
         assert r.status_code == 303 and 'sw_ui_key=""' in r.headers["set-cookie"]
         assert c.get("/ui/episodes").status_code == 303
+
+
+def test_a_trace_longer_than_a_window_is_shown_in_windows_of_500_steps():
+    with local_server("--step-limit", "600") as api, httpx.Client(base_url=api, timeout=60) as http:
+        ep = new_episode(http, "cp-01", 1, "long")
+        calls = [{"episode_id": ep["episode_id"], "tool": "get_balance", "arguments": {}}] * 600
+        assert http.post("/batch", json={"calls": calls}).is_success
+        url = f"{root_of(api)}/ui/episodes/{ep['episode_id']}"
+        first = httpx.get(url).text
+        assert first.count('class="step ') == 500 and 'id="step-1"' in first and 'id="step-501"' not in first
+        assert "steps 1–500 of 600" in first and 'href="?from=500#trace"' in first
+        later = httpx.get(url, params={"from": "500"}).text
+        assert later.count('class="step ') == 100 and 'id="step-501"' in later and 'id="step-600"' in later
+        assert 'href="?from=0#trace"' in later and "later →" not in later
