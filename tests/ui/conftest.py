@@ -102,17 +102,34 @@ def chromium():
         browser.close()
 
 
-@pytest.fixture
-def tab(chromium):
-    """A fresh page (its own cookies) that fails the test on any script error it reports."""
-    context = chromium.new_context(viewport={"width": 1200, "height": 900})
+def _tab(chromium, bypass_csp: bool):
+    """A fresh page (its own cookies) that fails the test on any script or console error
+    (a 401 or 404 the test asked for aside)."""
+    context = chromium.new_context(viewport={"width": 1200, "height": 900}, bypass_csp=bypass_csp)
     page = context.new_page()
     errors: list = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # a refused script or style (the pages' Content-Security-Policy) is a console error too
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "status of 40" not in m.text
+            else None)
     page.script_errors = errors
     yield page
     context.close()
     assert not errors, f"script errors on the page: {errors}"
+
+
+@pytest.fixture
+def tab(chromium):
+    """A page with the pages' Content-Security-Policy set aside: Playwright's own waits
+    evaluate strings, and the injection test must show that the escaping alone keeps
+    a script from running, not the policy behind it."""
+    yield from _tab(chromium, bypass_csp=True)
+
+
+@pytest.fixture
+def strict_tab(chromium):
+    """A page under the pages' Content-Security-Policy, as a person's browser has it."""
+    yield from _tab(chromium, bypass_csp=False)
 
 
 def shot(page, name: str, tmp_path: Path) -> Path:

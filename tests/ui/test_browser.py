@@ -81,6 +81,18 @@ def test_the_server_page_refreshes_its_rates_from_metrics(viewer, tab, tmp_path)
     shot(tab, "server", tmp_path)
 
 
+def test_the_pages_run_under_their_content_security_policy(viewer, strict_tab):
+    """The stylesheet and the script are the package's own files: the policy refuses none
+    of it (a refusal is a console error, which fails the test), and the rates still refresh."""
+    root, _, ids = viewer
+    for path in ("/ui/episodes", f"/ui/episodes/{ids['live']}", f"/ui/episodes/{ids['failed']}"):
+        strict_tab.goto(root + path)
+        assert strict_tab.locator("header.top").evaluate("e => getComputedStyle(e).display") == "flex"
+    strict_tab.goto(f"{root}/ui/server")
+    strict_tab.wait_for_timeout(3500)  # (no wait_for_function: it evaluates a string, which the policy refuses)
+    assert strict_tab.inner_text('[data-rate="live"]') != "…"
+
+
 def test_logging_in_under_keys_shows_the_projects_episodes_only(keyed_viewer, tab, tmp_path):
     root, eps = keyed_viewer["root"], keyed_viewer["episodes"]
     tab.goto(f"{root}/ui/episodes")

@@ -56,7 +56,9 @@ def test_pages_follow_the_cursor_to_older_episodes_without_repeating_one(viewer)
 
 def test_a_value_holding_markup_is_shown_as_text(viewer):
     root, _, ids = viewer
-    text = httpx.get(f"{root}/ui/episodes/{ids['failed']}").text
+    page = httpx.get(f"{root}/ui/episodes/{ids['failed']}")
+    assert "script-src 'self'" in page.headers["content-security-policy"]  # and no inline script would run
+    text = page.text
     assert "<script>window.__pwned" not in text and "<img src=x" not in text
     assert html.escape("<script>window.__pwned = 1</script>") in text  # the tool argument, as text
     assert INJECTED not in text
