@@ -133,6 +133,12 @@ EXTRA = (
     *((m, p) for p in ("/v1/runs/{run_id}/tools/{path:path}", "/api/v1/episodes/{id}/tools/{path:path}",
                        "/v1/{rest:path}") for m in ("GET", "POST", "PUT", "PATCH", "DELETE")),
     *((m, "/api/v1/episodes/{id}/mcp") for m in ("GET", "POST", "DELETE")),
+    # The address for a person (a link to the viewer) and the viewer's HTML pages (docs/VIEWER.md).
+    ("GET", "/"),
+    *(("GET", f"/ui{p}") for p in ("", "/", "/episodes", "/episodes/{id}", "/server", "/worlds/{env}/tasks/{task}",
+                                   "/login", "/{rest:path}")),
+    ("POST", "/ui/login"),
+    ("POST", "/ui/logout"),
 )
 
 
