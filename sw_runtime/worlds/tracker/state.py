@@ -129,7 +129,7 @@ class _Site:
         rng = self.rng
         team = self.teams[project]
         done = status in ("Done", "Resolved", "Closed")
-        created = f.pop("created", NOW - timedelta(minutes=rng.randrange(3 * 1440, 120 * 1440)))
+        created = f.pop("created", NOW - timedelta(minutes=rng.randrange(150, 120 * 1440)))
         spec = {"_ref": ref or f"bg{len(self.specs)}", "project": project, "issuetype": issuetype, "summary": summary,
                 "description": f.pop("description", f"{summary}. Reported by the team; see the comments for details."),
                 "status": status, "resolution": f.pop("resolution", ("Fixed" if issuetype == "Bug" else "Done")
@@ -155,7 +155,7 @@ class _Site:
     def background(self):
         rng = self.rng
         phrases = {k: [f"{v} {o}" for v in T.VERBS for o in T.OBJECTS[k]] for k in T.OBJECTS}
-        for key, count in (("API", 58), ("WEB", 48), ("OPS", 34)):
+        for key, count in (("API", rng.randrange(52, 66)), ("WEB", rng.randrange(44, 56)), ("OPS", rng.randrange(30, 40))):
             rng.shuffle(phrases[key])
             statuses = list(STATUS_ORDER["service" if key == "OPS" else "software"])
             sprints = self.sprint_ids.get(key, {})
