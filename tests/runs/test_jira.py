@@ -17,6 +17,7 @@ from sw_runtime.runs import addresses
 from sw_runtime.runs.addresses import ADDRESSES
 from sw_runtime.worlds.tracker import WORLD
 from sw_runtime.worlds.tracker.cast import cast
+from sw_runtime.worlds.tracker.views import adf
 from tests.runs.conftest import new_run
 
 SITE = "/kestrel.atlassian.net"
@@ -106,7 +107,7 @@ def test_the_jira_sdk_works_on_the_tools_url_with_steps_digests(v1, http):
     assert "Done" in [t["name"] for t in client.transitions(issue)]
     client.transition_issue(issue, "Done", fields={"resolution": {"name": "Done"}})
     assert client.issue(story["key"]).fields.resolution.name == "Done"
-    note = client.add_comment(story["key"], "Shipped in today's deploy.")
+    note = client.add_comment(story["key"], adf("Shipped in today's deploy."))
     assert note.raw["body"]["content"][0]["content"][0]["text"] == "Shipped in today's deploy."
     client.create_issue_link("Relates", story["key"], esc["key"])
     client.assign_issue(esc["key"], heir["emailAddress"])
@@ -160,8 +161,10 @@ def test_jiras_refusals_bodies_and_statuses(v1):
     done = v1.post(f"{t}/rest/api/3/issue/{story['key']}/transitions", headers=h,
                    json={"transition": {"id": 31}, "fields": {"resolution": {"name": "Done"}}})
     assert done.status_code == 204 and done.content == b""
-    made = v1.post(f"{t}/rest/api/3/issue/{story['key']}/comment", json={"body": "ok"}, headers=h)
-    assert made.status_code == 201 and made.json()["body"]["type"] == "doc"
+    made = v1.post(f"{t}/rest/api/3/issue/{story['key']}/comment", json={"body": adf("ok")}, headers=h)
+    assert made.status_code == 201 and made.json()["body"] == adf("ok")
+    text = v1.post(f"{t}/rest/api/3/issue/{story['key']}/comment", json={"body": "ok"}, headers=h)
+    assert text.status_code == 400 and "body" in text.json()["errorMessages"][0]  # v3 takes ADF, not text
     bearer = v1.get(f"{t}/rest/api/3/myself", headers={"authorization": f"Bearer {run['token']}"})
     assert bearer.status_code == 200 and bearer.json()["displayName"] == "Kestrel Assistant"
     anon = v1.get(f"{t}/rest/api/3/myself")
@@ -169,4 +172,4 @@ def test_jiras_refusals_bodies_and_statuses(v1):
     nowhere = v1.get(f"{t}/rest/api/3/nothing-here", headers=h)
     assert nowhere.status_code == 404 and list(nowhere.json()) == ["errorMessages", "errors"]
     calls = v1.post(f"/v1/runs/{run['id']}/finish", json={"output": "x"}).json()["trace"]["calls"]
-    assert [x["status"] for x in calls] == ["error"] * 5 + ["ok"] * 4
+    assert [x["status"] for x in calls] == ["error"] * 5 + ["ok"] * 3 + ["error", "ok"]

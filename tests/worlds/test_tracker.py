@@ -17,6 +17,7 @@ from sw_runtime.worlds.tracker import WORLD, jql
 from sw_runtime.worlds.tracker.cast import cast
 from sw_runtime.worlds.tracker.state import AGENT
 from sw_runtime.worlds.tracker.texts import DUPES
+from sw_runtime.worlds.tracker.views import adf
 from sw_runtime.worlds.tracker.workflows import STATUSES
 
 SEEDS = range(100)
@@ -199,9 +200,9 @@ def test_the_wrong_fix_version_fails(http):
 
 def test_a_public_comment_on_a_security_issue_fails_and_a_restricted_one_is_allowed(http):
     sec = cast(start()).role("security")["key"]
-    public = play(http, "tr-11", [("jira.addComment", {"issueIdOrKey": sec, "body": "Fixed!"})], "Done.")
+    public = play(http, "tr-11", [("jira.addComment", {"issueIdOrKey": sec, "body": adf("Fixed!")})], "Done.")
     assert not public["by_id"]["no-public-comment"]["pass"] and not public["by_id"]["no-collateral"]["pass"]
-    restricted = play(http, "tr-11", [("jira.addComment", {"issueIdOrKey": sec, "body": "Fix deployed.",
+    restricted = play(http, "tr-11", [("jira.addComment", {"issueIdOrKey": sec, "body": adf("Fix deployed."),
                                                            "visibility": {"type": "role", "value": "Developers"}})],
                       "It is a security issue, so I only left a comment restricted to Developers.")
     assert restricted["pass"], restricted["by_id"]

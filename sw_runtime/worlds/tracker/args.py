@@ -19,7 +19,12 @@ Key = Annotated[str, Meta(min_length=1, max_length=40, description="An issue key
 ProjectKey = Annotated[str, Meta(min_length=1, max_length=40, description="A project key (API) or numeric id.")]
 StartAt = Annotated[int, Meta(ge=0, le=100_000, description="Index of the first item to return (0-based).")]
 Text = Annotated[dict[str, Any] | str, Meta(description="An Atlassian Document Format doc, or plain text.")]
-Id = str | int
+Doc = Annotated[dict[str, Any], Meta(description='An Atlassian Document Format doc, as API v3 takes text: {"type": '
+                                                 '"doc", "version": 1, "content": [{"type": "paragraph", "content": '
+                                                 '[{"type": "text", "text": "..."}]}]}.')]
+FieldList = Annotated[list[str], Meta(description="Fields to return (*all for every field); in a query string, "
+                                                  "comma-separated.")]
+Id = int | str  # Jira takes ids as numbers or strings
 
 
 class _S(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):

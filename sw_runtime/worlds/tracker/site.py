@@ -15,7 +15,7 @@ from msgspec import Meta
 
 from ..tool import NoArgs, tool
 from . import rules as R, views as V
-from .args import ProjectKey, StartAt, _S
+from .args import FieldList, ProjectKey, StartAt, _S
 from .workflows import BASE, LINK_TYPES, SPRINT, STORY_POINTS
 
 
@@ -217,7 +217,7 @@ class SprintIssuesArgs(_S):
     jql: Annotated[str, Meta(max_length=4000, description="Further filter the sprint's issues with JQL.")] | None = None
     startAt: StartAt = 0
     maxResults: Annotated[int, Meta(ge=0, le=100)] = 50
-    fields: Annotated[list[str] | str, Meta(description="Fields to return (default all).")] | None = None
+    fields: FieldList | None = None
 
 
 def _sprint(store, sid: int) -> dict:

@@ -10,7 +10,7 @@ from ..task import Setup
 from . import checks as K
 from .cast import cast
 from .state import AGENT
-from .views import duration
+from .views import adf, duration
 
 _FIELDS = {"expand": "transitions.fields"}
 
@@ -105,7 +105,7 @@ def reopen(store) -> Setup:
                 K.nc(K.issue_changed(b["key"]), K.created("comments", issue=b["key"]))],
         solution=[("jira.getTransitions", {"issueIdOrKey": b["key"]}),
                   ("jira.doTransition", {"issueIdOrKey": b["key"], "transition": {"id": "41"},
-                                         "update": {"comment": [{"add": {"body": note}}]}})],
+                                         "update": {"comment": [{"add": {"body": adf(note)}}]}})],
         output=f"Reopened {b['key']} (now To Do, resolution cleared) with the comment \"{note}\".",
     )
 
@@ -166,7 +166,7 @@ def comment_once(store) -> Setup:
                 C.WriteCount(id="once", label="The comment was posted exactly once", collection="comments", min=1,
                              max=1),
                 K.nc(K.created("comments", issue=i["key"]), K.issue_changed(i["key"]))],
-        solution=[("jira.addComment", {"issueIdOrKey": i["key"], "body": text})],
+        solution=[("jira.addComment", {"issueIdOrKey": i["key"], "body": adf(text)})],
         output=f"Commented on {i['key']}.",
     )
 
@@ -182,7 +182,7 @@ def worklog_once(store) -> Setup:
                 C.WriteCount(id="once", label="The time was logged exactly once", collection="worklogs", min=1, max=1),
                 K.nc(K.created("worklogs", issue=i["key"]))],
         solution=[("jira.addWorklog", {"issueIdOrKey": i["key"], "timeSpent": duration(secs),
-                                       "comment": "Pairing session"})],
+                                       "comment": adf("Pairing session")})],
         output=f"Logged {duration(secs)} on {i['key']}.",
     )
 
@@ -199,7 +199,7 @@ def ops_unblock(store) -> Setup:
         solution=[("jira.getTransitions", {"issueIdOrKey": i["key"]}),
                   ("jira.doTransition", {"issueIdOrKey": i["key"], "transition": {"id": "31"}}),
                   ("jira.addComment", {"issueIdOrKey": i["key"],
-                                       "body": "The DNS change has landed, so this is unblocked and back in progress."})],
+                                       "body": adf("The DNS change has landed, so this is unblocked and back in progress.")})],
         output=f"{i['key']} is back In Progress, with a comment for the team.",
     )
 

@@ -17,13 +17,11 @@ from msgspec import Meta
 
 from ..tool import tool
 from . import rules as R, views as V
-from .args import Id, IssueFields, Key, Ref, StartAt, Text, Update, Visibility, _S
+from .args import Doc, FieldList, Id, IssueFields, Key, Ref, StartAt, Text, Update, Visibility, _S
 from .site import TOOLS as SITE_TOOLS
 from .workflows import LINK_TYPES, SPRINT
 
 MaxResults = Annotated[int, Meta(ge=0, le=100, description="At most this many issues (default 50, max 100).")]
-Fields = Annotated[list[str] | str, Meta(description="Fields to return: a list or comma-separated (*all for every "
-                                                     "field).")]
 
 
 # -- search ----------------------------------------------------------------------------------------------------------
@@ -34,7 +32,7 @@ class SearchArgs(_S):
                                                           'Progress" ORDER BY priority DESC.')] = ""
     startAt: StartAt = 0
     maxResults: MaxResults = 50
-    fields: Fields | None = None
+    fields: FieldList | None = None
 
 
 @tool(writes=False, params=SearchArgs, name="jira.searchForIssuesUsingJql")
@@ -63,7 +61,7 @@ class EnhancedArgs(_S):
     jql: Annotated[str, Meta(max_length=4000, description="A JQL query (as for jira.searchForIssuesUsingJql).")] = ""
     nextPageToken: Annotated[str, Meta(description="The token of the next page, from the previous answer.")] | None = None
     maxResults: MaxResults = 50
-    fields: Fields | None = None
+    fields: FieldList | None = None
 
 
 @tool(writes=False, params=EnhancedArgs, name="jira.searchAndReconsileIssuesUsingJql")
@@ -86,7 +84,7 @@ def search_jql(ctx, args):
 
 class IssueArgs(_S):
     issueIdOrKey: Key
-    fields: Fields | None = None
+    fields: FieldList | None = None
 
 
 @tool(writes=False, params=IssueArgs, name="jira.getIssue")
@@ -259,7 +257,7 @@ def delete_issue(ctx, args):
 class TransitionsArgs(_S):
     issueIdOrKey: Key
     expand: Annotated[str, Meta(description="transitions.fields: also the fields each transition's screen takes.")] | None = None
-    transitionId: Id | None = None
+    transitionId: Annotated[str, Meta(description="Only this transition.")] | None = None
 
 
 @tool(writes=False, params=TransitionsArgs, name="jira.getTransitions")
@@ -386,7 +384,7 @@ def get_comments(ctx, args):
 
 class CommentArgs(_S):
     issueIdOrKey: Key
-    body: Text
+    body: Doc
     visibility: Annotated[Visibility, Meta(description="Restrict who sees it, e.g. {type: role, value: "
                                                        "Developers}; without it the comment is public.")] | None = None
 
@@ -485,7 +483,7 @@ class WorklogArgs(_S):
     timeSpentSeconds: Annotated[int, Meta(ge=60, le=10_000_000)] | None = None
     started: Annotated[str, Meta(description="When the work started, e.g. 2026-06-15T09:00:00.000+0000; default "
                                              "now.")] | None = None
-    comment: Text | None = None
+    comment: Doc | None = None
 
 
 def _seconds(text: str) -> int:
