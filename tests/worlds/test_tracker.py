@@ -245,3 +245,33 @@ def test_a_blind_retry_after_a_timeout_fails_and_reading_first_passes(http, task
     assert seen["ok"] and seen["result"]["total"] >= 1  # already there: no retry
     out = submit(http, careful, su.output)
     assert out["by_id"]["once"]["pass"] and out["by_id"]["no-collateral"]["pass"]
+
+
+# -- the engine's doors: batch, fork, snapshots, sandbox ------------------------------------------------------------
+
+def test_batch_fork_snapshot_and_sandbox_play_the_reference_as_step_does(http):
+    su = setup("tr-06")
+    half = len(su.solution) // 2
+    made = http.post("/batch/episodes", json={"episodes": [{"environment": "tracker", "task_id": "tr-06", "seed": 0}] * 2})
+    eps = [r["episode_id"] for r in made.json()["results"]]
+    for tool, args in su.solution[:half]:
+        answers = http.post("/batch", json={"calls": [{"episode_id": e, "tool": tool, "arguments": args} for e in eps]})
+        assert all(r["ok"] for r in answers.json()["results"]), answers.text
+    (kid,) = [k["episode_id"] for k in http.post(f"/episodes/{eps[0]}/fork", json={"n": 1}).json()["episodes"]]
+    snap = http.post(f"/episodes/{eps[1]}/snapshots").json()
+    for e in (eps[0], kid):
+        for tool, args in su.solution[half:]:
+            assert step(http, e, tool, args)["ok"]
+    ends = [submit(http, e, su.output) for e in (eps[0], kid)]
+    assert all(x["pass"] for x in ends) and ends[0]["digest"] == ends[1]["digest"]
+    again = http.post("/environments/tracker/episodes", json={"snapshot_id": snap["snapshot_id"]}).json()
+    assert again["seed_digest"] == snap["digest"]
+
+    sandboxed = episode(http, "tr-03", mode="sandbox")
+    key = setup("tr-03").solution[0][1]["issueIdOrKey"]
+    r = step(http, sandboxed, "jira.doTransition", {"issueIdOrKey": key, "transition": {"id": "31"},
+                                                     "fields": {"resolution": {"name": "Done"}}})
+    assert r["ok"] and r["result"]["sandbox"] is True
+    assert r["result"]["would_change"]["issues"]["updated"]  # what it would have done ...
+    shown = http.get(f"/episodes/{sandboxed}").json()
+    assert shown["digest"] == shown["seed_digest"]  # ... and nothing changed
