@@ -14,6 +14,7 @@ from sw_core_ext import Store
 
 from sw_runtime.engine.faults import hits
 from sw_runtime.worlds.tracker import WORLD, jql
+from sw_runtime.worlds.tracker.jql_run import Run
 from sw_runtime.worlds.tracker.cast import cast
 from sw_runtime.worlds.tracker.state import AGENT
 from sw_runtime.worlds.tracker.texts import DUPES
@@ -89,7 +90,7 @@ def test_keys_are_fixed_width_and_in_order_of_creation():
 # -- JQL ---------------------------------------------------------------------------------------------------------------
 
 def search(store, text: str) -> list:
-    run = jql.Run(store, jql.parse(text), AGENT, "2026-06-15T09:00:00.000+0000")
+    run = Run(store, jql.parse(text), AGENT, "2026-06-15T09:00:00.000+0000")
     return run.sort([i for _, i in store.scan("issues") if run.matches(i)])
 
 

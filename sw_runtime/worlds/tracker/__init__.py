@@ -13,9 +13,9 @@ api/3/...``, sw_runtime/runs/addresses.py), where the ``jira`` SDK works.
 - ``workflows.py``: statuses, transitions, issue types, priorities, link types
 - ``state.py``, ``planted.py``, ``texts.py``: the seeded site
 - ``schema.py``: the records as types
-- ``jql.py``: the JQL parser and evaluator
+- ``jql.py``, ``jql_run.py``: the JQL parser, and running a query
 - ``args.py``, ``rules.py``, ``views.py``: arguments, Jira's checks, Jira's shapes
-- ``tools.py``, ``site.py``: the 27 tools
+- ``tools.py``, ``activity.py``, ``site.py``: the 27 tools
 - ``cast.py``, ``checks.py``, ``tasks*.py``: tr-01 to tr-26
 - ``policy.md``: the rules the agent is given
 """

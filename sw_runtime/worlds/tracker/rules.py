@@ -5,6 +5,7 @@ that must name something real, and a transition's conditions and screen."""
 from __future__ import annotations
 
 from . import jql, views as V
+from .jql_run import Run
 from .state import AGENT
 from .workflows import ISSUE_TYPES, PRIORITIES, RESOLUTIONS, transitions_of
 
@@ -47,7 +48,7 @@ def priority(ref) -> str:
     for n, name in enumerate(PRIORITIES):
         if (ref.name or "").lower() == name.lower() or str(ref.id or "") == str(n + 1):
             return name
-    raise V.refuse(400, priority=f"The priority selected is invalid.")
+    raise V.refuse(400, priority="The priority selected is invalid.")
 
 
 def resolution(ref) -> str:
@@ -113,7 +114,7 @@ def field_list(value) -> list | None:
 
 def search(ctx, text: str) -> list:
     try:
-        run = jql.Run(ctx.store, jql.parse(text), me(), now(ctx))
+        run = Run(ctx.store, jql.parse(text), me(), now(ctx))
         found = [i for _, i in ctx.store.scan("issues") if i["security"] != "Restricted" and run.matches(i)]
         return run.sort(found)
     except jql.JqlError as e:

@@ -87,7 +87,7 @@ def _components(store, p: dict) -> list:
 
 
 def _versions(store, p: dict) -> list:
-    return [{**V.version(v), "projectId": int(p["jira_id"])} for _, v in store.scan("versions", {"project": p["key"]})]
+    return [V.version(v, p) for _, v in store.scan("versions", {"project": p["key"]})]
 
 
 class ProjectsArgs(_S):

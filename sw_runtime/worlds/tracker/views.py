@@ -125,9 +125,9 @@ def project_ref(p: dict) -> dict:
             "projectTypeKey": p["projectTypeKey"]}
 
 
-def version(v: dict) -> dict:
+def version(v: dict, project: dict) -> dict:
     return {"self": f"{API3}/version/{v['id']}", "id": v["id"], "name": v["name"], "archived": v["archived"],
-            "released": v["released"], "releaseDate": v["releaseDate"], "projectId": None}
+            "released": v["released"], "releaseDate": v["releaseDate"], "projectId": int(project["jira_id"])}
 
 
 def sprint(s: dict) -> dict:
@@ -204,7 +204,7 @@ def issue(store, i: dict, fields: list | None = None, agent: str = "") -> dict:
         "priority": priority(i["priority"]), "labels": list(i["labels"]),
         "components": [{"self": f"{API3}/component/{comps[n]['id']}", "id": comps[n]["id"], "name": n}
                        for n in i["components"] if n in comps],
-        "fixVersions": [version(versions[n]) for n in i["fixVersions"] if n in versions],
+        "fixVersions": [version(versions[n], proj) for n in i["fixVersions"] if n in versions],
         "assignee": user(store, i["assignee"]), "reporter": user(store, i["reporter"]),
         "creator": user(store, i["reporter"]), "created": i["created"], "updated": i["updated"],
         "resolutiondate": i["resolutiondate"], "duedate": i["duedate"],
