@@ -7,9 +7,12 @@ Episodes run through a real server (``http``), as an agent's would.
 
 from __future__ import annotations
 
+import signal
 from collections import Counter
 
+import httpx
 import pytest
+from sandworld.local import local_server_process
 from sw_core_ext import Store
 
 from sw_runtime.engine.faults import hits
@@ -276,3 +279,28 @@ def test_batch_fork_snapshot_and_sandbox_play_the_reference_as_step_does(http):
     assert r["result"]["would_change"]["issues"]["updated"]  # what it would have done ...
     shown = http.get(f"/episodes/{sandboxed}").json()
     assert shown["digest"] == shown["seed_digest"]  # ... and nothing changed
+
+
+@pytest.mark.slow
+def test_a_killed_server_replays_tracker_episodes_from_its_durable_log(tmp_path):
+    """SIGKILL after half a reference solution; the restarted server replays the log to the same
+    digests, and the episode finishes and passes."""
+    su = setup("tr-07")
+    half = len(su.solution) // 2
+    with local_server_process("--data-dir", str(tmp_path)) as (url, proc):
+        with httpx.Client(base_url=url, timeout=60) as http:
+            ep = episode(http, "tr-07")
+            for tool, args in su.solution[:half]:
+                assert step(http, ep, tool, args)["ok"]
+            then = http.get(f"/episodes/{ep}").json()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    with local_server_process("--data-dir", str(tmp_path)) as (url, _):
+        with httpx.Client(base_url=url, timeout=60) as http:
+            health = httpx.get(url.removesuffix("/api/v1") + "/healthz", timeout=10).json()
+            assert health["replay"]["mismatches"] == 0 and health["replay"]["steps"] >= half
+            back = http.get(f"/episodes/{ep}").json()
+            assert [e["state_digest"] for e in back["trace"]] == [e["state_digest"] for e in then["trace"]]
+            for tool, args in su.solution[half:]:
+                assert step(http, ep, tool, args)["ok"]
+            assert submit(http, ep, su.output)["pass"]
