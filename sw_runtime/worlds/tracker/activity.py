@@ -23,7 +23,8 @@ class TransitionsArgs(_S):
     transitionId: Annotated[str, Meta(description="Only this transition.")] | None = None
 
 
-@tool(writes=False, params=TransitionsArgs, name="jira.getTransitions")
+@tool(writes=False, params=TransitionsArgs, name="jira.getTransitions", pure=True,
+      reads=("issues", "projects", "versions"))
 def get_transitions(ctx, args):
     """Get the transitions the issue can take now (GET /rest/api/3/issue/{issueIdOrKey}/transitions): each with its
     id, name and target status; with expand=transitions.fields, the fields its screen takes and whether each is
@@ -137,7 +138,7 @@ class PageArgs(_S):
     maxResults: Annotated[int, Meta(ge=0, le=5000, description="At most this many (default 5000).")] = 5000
 
 
-@tool(writes=False, params=PageArgs, name="jira.getComments")
+@tool(writes=False, params=PageArgs, name="jira.getComments", pure=True, reads=("issues", "comments", "users"))
 def get_comments(ctx, args):
     """Get an issue's comments, oldest first (GET /rest/api/3/issue/{issueIdOrKey}/comment)."""
     i = R.visible(ctx.store, args.issueIdOrKey)
@@ -231,7 +232,8 @@ def link_issues(ctx, args):
     return None
 
 
-@tool(writes=False, params=PageArgs, name="jira.getIssueWorklog")
+@tool(writes=False, params=PageArgs, name="jira.getIssueWorklog", pure=True,
+      reads=("issues", "worklogs", "users"))
 def get_worklog(ctx, args):
     """Get an issue's worklogs, oldest first (GET /rest/api/3/issue/{issueIdOrKey}/worklog)."""
     i = R.visible(ctx.store, args.issueIdOrKey)

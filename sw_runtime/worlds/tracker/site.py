@@ -27,7 +27,7 @@ def server_info(ctx, args):
             "serverTime": R.now(ctx), "scmInfo": "5b7c8e0d", "serverTitle": "Kestrel Software"}
 
 
-@tool(writes=False, params=NoArgs, name="jira.getCurrentUser")
+@tool(writes=False, params=NoArgs, name="jira.getCurrentUser", pure=True, reads=("users",))
 def myself(ctx, args):
     """Get the current user, the agent's own account (GET /rest/api/3/myself)."""
     return V.user(ctx.store, R.me())
@@ -46,7 +46,7 @@ _CLAUSES = {"issuetype": ["issuetype", "type"], "fixVersions": ["fixVersion"], "
             "resolutiondate": ["resolved", "resolutiondate"], "security": ["level"], "worklog": []}
 
 
-@tool(writes=False, params=NoArgs, name="jira.getFields")
+@tool(writes=False, params=NoArgs, name="jira.getFields", pure=True)
 def get_fields(ctx, args):
     """Get the site's fields (GET /rest/api/3/field): system fields and the custom fields Story Points
     (customfield_10016) and Sprint (customfield_10020), each with the JQL clause names that search it."""
@@ -64,7 +64,7 @@ def get_fields(ctx, args):
     return out
 
 
-@tool(writes=False, params=NoArgs, name="jira.getIssueLinkTypes")
+@tool(writes=False, params=NoArgs, name="jira.getIssueLinkTypes", pure=True)
 def link_types(ctx, args):
     """Get the issue link types (GET /rest/api/3/issueLinkType): Blocks, Duplicate, Relates with their inward and
     outward descriptions."""
@@ -94,7 +94,7 @@ class ProjectsArgs(_S):
     expand: str | None = None
 
 
-@tool(writes=False, params=ProjectsArgs, name="jira.getAllProjects")
+@tool(writes=False, params=ProjectsArgs, name="jira.getAllProjects", pure=True, reads=("projects", "users"))
 def all_projects(ctx, args):
     """Get all projects the agent can see (GET /rest/api/3/project)."""
     return [{**V.project_ref(p), "lead": V.user(ctx.store, p["lead"])} for _, p in ctx.store.scan("projects")]
@@ -105,7 +105,8 @@ class ProjectArgs(_S):
     expand: str | None = None
 
 
-@tool(writes=False, params=ProjectArgs, name="jira.getProject")
+@tool(writes=False, params=ProjectArgs, name="jira.getProject", pure=True,
+      reads=("projects", "users", "versions"))
 def get_project(ctx, args):
     """Get a project (GET /rest/api/3/project/{projectIdOrKey}): its lead, components (each with its lead, who owns
     the component's issues), versions and issue types."""
@@ -116,13 +117,15 @@ def get_project(ctx, args):
             "assigneeType": "PROJECT_LEAD", "style": "classic", "simplified": False}
 
 
-@tool(writes=False, params=ProjectArgs, name="jira.getProjectVersions")
+@tool(writes=False, params=ProjectArgs, name="jira.getProjectVersions", pure=True,
+      reads=("projects", "versions"))
 def project_versions(ctx, args):
     """Get a project's versions (GET /rest/api/3/project/{projectIdOrKey}/versions): name, released, releaseDate."""
     return _versions(ctx.store, _project(ctx.store, args.projectIdOrKey))
 
 
-@tool(writes=False, params=ProjectArgs, name="jira.getProjectComponents")
+@tool(writes=False, params=ProjectArgs, name="jira.getProjectComponents", pure=True,
+      reads=("projects", "users"))
 def project_components(ctx, args):
     """Get a project's components (GET /rest/api/3/project/{projectIdOrKey}/components), each with its lead."""
     return _components(ctx.store, _project(ctx.store, args.projectIdOrKey))
@@ -173,7 +176,7 @@ def _board(b: dict, store) -> dict:
                          "displayName": f"{p['name']} ({p['key']})", "projectTypeKey": "software"}}
 
 
-@tool(writes=False, params=BoardsArgs, name="jira.getAllBoards")
+@tool(writes=False, params=BoardsArgs, name="jira.getAllBoards", pure=True, reads=("boards", "projects"))
 def all_boards(ctx, args):
     """Get all boards (GET /rest/agile/1.0/board), by type, name or project."""
     rows = []
@@ -196,7 +199,7 @@ class SprintsArgs(_S):
     maxResults: Annotated[int, Meta(ge=0, le=50)] = 50
 
 
-@tool(writes=False, params=SprintsArgs, name="jira.getAllSprints")
+@tool(writes=False, params=SprintsArgs, name="jira.getAllSprints", pure=True, reads=("boards", "sprints"))
 def all_sprints(ctx, args):
     """Get a board's sprints (GET /rest/agile/1.0/board/{boardId}/sprint): name, state, dates and goal (the goal
     says the sprint's capacity in story points)."""

@@ -89,7 +89,8 @@ class IssueArgs(_S):
     fields: FieldList | None = None
 
 
-@tool(writes=False, params=IssueArgs, name="jira.getIssue")
+@tool(writes=False, params=IssueArgs, name="jira.getIssue", pure=True,
+      reads=("issues", "projects", "sprints", "comments", "worklogs", "versions", "links", "users"))
 def get_issue(ctx, args):
     """Get an issue (GET /rest/api/3/issue/{issueIdOrKey}): its fields (status, resolution, assignee, labels,
     components, fixVersions, parent, issuelinks, customfield_10016 Story Points, customfield_10020 Sprint,
