@@ -116,6 +116,12 @@ def test_jql_operators_precedence_empty_and_order():
     assert search(s, "NOT (project = API OR project = WEB)") == search(s, "project = OPS")
     assert search(s, "sprint IN openSprints()") == search(s, 'sprint = "API Sprint %s" OR sprint = "%s"' % (
         cast(s).sprint("API", "active")["name"].split()[-1], cast(s).sprint("WEB", "active")["name"]))
+    assert search(s, "resolution = Unresolved") == search(s, "resolution IS EMPTY")
+    assert search(s, "resolution != Unresolved") == search(s, "resolution IS NOT EMPTY")
+    nxt = cast(s).version("API", False, 0)["name"]
+    assert search(s, "fixVersion in unreleasedVersions(API)") == search(
+        s, f'fixVersion in ("{nxt}", "{cast(s).version("API", False, 1)["name"]}")')
+    assert search(s, "watcher = currentUser()") == []  # the assistant watches what it creates, nothing yet
     assert [i["key"] for i in search(s, "project = WEB ORDER BY key DESC")][:1] == [
         max(i["key"] for i in everything if i["project"] == "WEB")]
 

@@ -13,9 +13,11 @@ Grammar (keywords and field names are case-insensitive)::
 
 Fields: project, key (issuekey), issuetype (type), status, statusCategory,
 resolution, priority, assignee, reporter, labels, component, fixVersion,
-sprint, parent, summary, description, text, created, updated, resolved,
-"Story Points" (cf[10016]) and level (the security level). Functions:
-currentUser(), openSprints(), futureSprints(), closedSprints(), now().
+sprint, parent ("Epic Link"), watcher, summary, description, text, created,
+updated, resolved, "Story Points" (cf[10016]) and level (the security
+level); ``resolution = Unresolved`` is ``resolution IS EMPTY``. Functions:
+currentUser(), openSprints(), futureSprints(), closedSprints(),
+releasedVersions(), unreleasedVersions(), now().
 As in Jira, ``!=`` and NOT IN leave out issues where the field is empty;
 ``~`` matches when every word of the value starts a word of the field;
 dates take ``2026-06-10``, ``2026-06-10 14:00`` or ``-7d`` (``w``, ``d``,
@@ -37,7 +39,7 @@ FIELDS = {"project": "project", "key": "key", "issuekey": "key", "id": "key", "i
           "type": "issuetype", "status": "status", "statuscategory": "statusCategory", "resolution": "resolution",
           "priority": "priority", "assignee": "assignee", "reporter": "reporter", "labels": "labels",
           "label": "labels", "component": "component", "fixversion": "fixVersion", "sprint": "sprint",
-          "parent": "parent", "summary": "summary", "description": "description", "text": "text",
+          "parent": "parent", "epic link": "parent", "watcher": "watcher", "summary": "summary", "description": "description", "text": "text",
           "created": "created", "createddate": "created", "updated": "updated", "updateddate": "updated",
           "resolved": "resolved", "resolutiondate": "resolved", "story points": "points",
           "story point estimate": "points", "cf[10016]": "points", "level": "level", "rank": "created"}

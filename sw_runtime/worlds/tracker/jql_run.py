@@ -16,7 +16,7 @@ from .jql import DATES, TEXT, JqlError, Query
 from .workflows import CATEGORIES, ISSUE_TYPES, PRIORITIES, RESOLUTIONS, STATUSES, category
 
 _KNOWN = {"status": {s.lower() for s in STATUSES}, "issuetype": {t.lower() for t in ISSUE_TYPES},
-          "priority": {p.lower() for p in PRIORITIES}, "resolution": {r.lower() for r in RESOLUTIONS},
+          "priority": {p.lower() for p in PRIORITIES}, "resolution": {r.lower() for r in RESOLUTIONS} | {"unresolved"},
           "statusCategory": {n.lower() for _, n in CATEGORIES.values()} | set(CATEGORIES)}
 
 
@@ -45,8 +45,9 @@ class Run:
 
     def _check_value(self, name: str, v) -> None:
         if v[0] == "fn":
-            fns = {"currentuser": {"assignee", "reporter"}, "opensprints": {"sprint"}, "futuresprints": {"sprint"},
-                   "closedsprints": {"sprint"}, "now": DATES}
+            fns = {"currentuser": {"assignee", "reporter", "watcher"}, "opensprints": {"sprint"},
+                   "futuresprints": {"sprint"}, "closedsprints": {"sprint"}, "now": DATES,
+                   "releasedversions": {"fixVersion"}, "unreleasedversions": {"fixVersion"}}
             if name not in fns.get(v[1], ()):
                 raise JqlError(f"Unable to find JQL function '{v[1]}()'." if v[1] not in fns else
                                f"Jira cannot apply the function '{v[1]}' to the field '{name}'.")
@@ -74,6 +75,8 @@ class Run:
         if kind == "empty":
             return (not self._values(node[1], i)) == node[2]
         _, name, op, vals = node
+        if name == "resolution":  # Jira's "Unresolved" is the empty resolution
+            vals = tuple(("empty",) if v[0] == "str" and v[1].lower() == "unresolved" else v for v in vals)
         have = self._values(name, i)
         if op in ("~", "!~"):
             hit = any(_words_in(self._text(v), h) for v in vals for h in have)
@@ -111,6 +114,8 @@ class Run:
             return [s["id"], s["name"].lower()] if s else []
         if name == "parent":
             return [i["parent"].lower()] if i["parent"] else []
+        if name == "watcher":
+            return list(i["watchers"])
         if name in TEXT:
             parts = {"summary": [i["summary"]], "description": [i["description"] or ""]}.get(name)
             if parts is None:
@@ -131,6 +136,10 @@ class Run:
             fn = v[1]
             if fn == "currentuser":
                 return [self.me]
+            if fn in ("releasedversions", "unreleasedversions"):
+                keys = {a.upper() for a in v[2]}
+                return [x["name"].lower() for _, x in self.store.scan("versions")
+                        if x["released"] == (fn == "releasedversions") and (not keys or x["project"] in keys)]
             state = {"opensprints": "active", "futuresprints": "future", "closedsprints": "closed"}[fn]
             return [sid for sid, s in self.sprints.items() if s["state"] == state]
         text = v[1].lower()

@@ -41,10 +41,12 @@ class SearchArgs(_S):
 def search(ctx, args):
     """Search for issues using JQL (GET or POST /rest/api/3/search). Answers {startAt, maxResults, total, issues}
     with every field unless `fields` names some. JQL subset: AND, OR, NOT, parentheses; =, !=, ~, !~, >, >=, <,
-    <=, IN, NOT IN, IS [NOT] EMPTY; currentUser(), openSprints(), futureSprints(), closedSprints(); ORDER BY
-    field [ASC|DESC]. Fields: project, key, issuetype, status, statusCategory, resolution, priority, assignee,
-    reporter, labels, component, fixVersion, sprint, parent, summary, description, text, created, updated,
-    resolved, "Story Points". Without ORDER BY, newest first. An invalid query answers 400."""
+    <=, IN, NOT IN, IS [NOT] EMPTY; currentUser(), openSprints(), futureSprints(), closedSprints(),
+    releasedVersions(), unreleasedVersions(); ORDER BY field [ASC|DESC]. Fields: project, key, issuetype,
+    status, statusCategory, resolution (Unresolved = empty), priority, assignee, reporter, watcher, labels,
+    component, fixVersion, sprint, parent, summary, description, text, created, updated, resolved, "Story
+    Points". As in Jira, != leaves out issues whose field is empty. Without ORDER BY, newest first. An invalid
+    query answers 400."""
     found = R.search(ctx, args.jql)
     page = found[args.startAt:args.startAt + args.maxResults]
     want = R.field_list(args.fields) or ["*navigable"]
