@@ -46,7 +46,7 @@ _CLAUSES = {"issuetype": ["issuetype", "type"], "fixVersions": ["fixVersion"], "
             "resolutiondate": ["resolved", "resolutiondate"], "security": ["level"], "worklog": []}
 
 
-@tool(writes=False, params=NoArgs, name="jira.getFields", pure=True)
+@tool(writes=False, params=NoArgs, name="jira.getFields")
 def get_fields(ctx, args):
     """Get the site's fields (GET /rest/api/3/field): system fields and the custom fields Story Points
     (customfield_10016) and Sprint (customfield_10020), each with the JQL clause names that search it."""
@@ -64,7 +64,7 @@ def get_fields(ctx, args):
     return out
 
 
-@tool(writes=False, params=NoArgs, name="jira.getIssueLinkTypes", pure=True)
+@tool(writes=False, params=NoArgs, name="jira.getIssueLinkTypes")
 def link_types(ctx, args):
     """Get the issue link types (GET /rest/api/3/issueLinkType): Blocks, Duplicate, Relates with their inward and
     outward descriptions."""
