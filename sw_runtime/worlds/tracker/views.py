@@ -177,8 +177,13 @@ def _linked(store, key: str) -> dict:
 def links_of(store, key: str) -> list:
     out = []
     for _, link in store.scan("links"):
+        if key not in (link["inward"], link["outward"]):
+            continue
         lid, (tid, inward, outward) = link["id"], LINK_TYPES[link["type"]]
         kind = {"id": tid, "name": link["type"], "inward": inward, "outward": outward, "self": f"{API3}/issueLinkType/{tid}"}
+        other = store.get("issues", link["outward"] if link["inward"] == key else link["inward"])
+        if other is None or other["security"] == "Restricted":  # what the agent may not see is not linked either
+            continue
         if link["inward"] == key:  # this issue <outward> the other ("blocks")
             out.append({"id": lid, "self": f"{API3}/issueLink/{lid}", "type": kind,
                         "outwardIssue": _linked(store, link["outward"])})
@@ -195,7 +200,7 @@ def issue(store, i: dict, fields: list | None = None, agent: str = "") -> dict:
     comments = [comment(store, c) for _, c in store.scan("comments", {"issue": i["key"]})]
     worklogs = [worklog(store, w) for _, w in store.scan("worklogs", {"issue": i["key"]})]
     subtasks = [_linked(store, c["key"]) for _, c in store.scan("issues", {"parent": i["key"]})
-                if c["issuetype"] == "Sub-task"]
+                if c["issuetype"] == "Sub-task" and c["security"] != "Restricted"]
     versions = {v["name"]: v for _, v in store.scan("versions", {"project": i["project"]})}
     comps = {c["name"]: c for c in proj["components"]}
     f = {
