@@ -29,11 +29,12 @@ class Address:
     tool: str | None  # None: named by the path (Slack's method)
     template: str | None = None  # the REST docs' path, where they give one (GitHub's, Jira's)
     ok_status: int = 200  # a success's HTTP status, where the API varies it (Jira's 201 and 204)
+    body_field: str | None = None  # the argument a bare JSON body is (Jira's addWatcher takes "accountId")
 
 
-def _a(provider, surface, methods, pattern, tool=None, template=None, ok_status=200) -> Address:
+def _a(provider, surface, methods, pattern, tool=None, template=None, ok_status=200, body_field=None) -> Address:
     return Address(provider, surface, tuple(methods.split()), re.compile(pattern + r"/?\Z"), tool, template,
-                   ok_status)
+                   ok_status, body_field)
 
 
 def _github(method: str, template: str, tool: str) -> Address:
@@ -51,7 +52,7 @@ def _github(method: str, template: str, tool: str) -> Address:
     return _a("github", "rest", method, pattern, tool, template)
 
 
-def _jira(method: str, template: str, tool: str, ok_status: int = 200) -> Address:
+def _jira(method: str, template: str, tool: str, ok_status: int = 200, body_field: str | None = None) -> Address:
     """Jira Cloud's REST docs' template under any site (``{site}.atlassian.net``):
     ``/rest/api/3/issue/{issueIdOrKey}`` also answers as API v2 and ``latest``
     (pycontribs' SDK uses both), ``/rest/agile/1.0/...`` as written; ``{boardId}``
@@ -63,7 +64,7 @@ def _jira(method: str, template: str, tool: str, ok_status: int = 200) -> Addres
             continue
         name = part.strip("{}")
         pattern += f"(?P<{name}>[0-9]+)" if name in ("boardId", "sprintId") else f"(?P<{name}>[^/]+)"
-    return _a("jira", "rest", method, pattern, tool, template, ok_status)
+    return _a("jira", "rest", method, pattern, tool, template, ok_status, body_field)
 
 
 ADDRESSES = [
@@ -133,6 +134,9 @@ ADDRESSES = [
     _jira("PUT", "/rest/api/3/issue/{issueIdOrKey}/assignee", "jira.assignIssue", 204),
     _jira("GET", "/rest/api/3/issue/{issueIdOrKey}/worklog", "jira.getIssueWorklog"),
     _jira("POST", "/rest/api/3/issue/{issueIdOrKey}/worklog", "jira.addWorklog", 201),
+    _jira("GET", "/rest/api/3/issue/{issueIdOrKey}/watchers", "jira.getIssueWatchers"),
+    _jira("POST", "/rest/api/3/issue/{issueIdOrKey}/watchers", "jira.addWatcher", 204, body_field="accountId"),
+    _jira("DELETE", "/rest/api/3/issue/{issueIdOrKey}/watchers", "jira.removeWatcher", 204),
     _jira("POST", "/rest/api/3/issueLink", "jira.linkIssues", 201),
     _jira("GET", "/rest/agile/1.0/board", "jira.getAllBoards"),
     _jira("GET", "/rest/agile/1.0/board/{boardId}/sprint", "jira.getAllSprints"),

@@ -72,6 +72,8 @@ class Gateway:
                     json_body = orjson.loads(body)
                 except orjson.JSONDecodeError:
                     raise errors.InvalidRequest("the body is not valid JSON") from None
+                if not isinstance(json_body, dict) and routed.address.body_field:  # Jira's addWatcher: "id"
+                    json_body = {routed.address.body_field: json_body}
                 if not isinstance(json_body, dict):
                     raise errors.InvalidRequest("the body must be a JSON object")
         query = list(request.query_params.multi_items())

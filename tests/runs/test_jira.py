@@ -113,6 +113,10 @@ def test_the_jira_sdk_works_on_the_tools_url_with_steps_digests(v1, http):
     client.assign_issue(esc["key"], heir["emailAddress"])
     assert client.issue(esc["key"]).fields.assignee.accountId == heir["accountId"]
     assert client.add_worklog(story["key"], timeSpent="1h 30m").timeSpentSeconds == 5400
+    client.add_watcher(esc["key"], heir["emailAddress"])  # the body is the account id as a bare JSON string
+    assert heir["accountId"] in [w.accountId for w in client.watchers(esc["key"]).watchers]
+    client.remove_watcher(esc["key"], heir["emailAddress"])
+    assert client.watchers(esc["key"]).watchCount == len(esc["watchers"])
     new = client.create_issue(fields={"project": {"key": "API"}, "issuetype": {"name": "Story"},
                                       "summary": "Document the refund webhooks"})
     client.add_issues_to_sprint(int(sprint["id"]), [new.key])
@@ -127,7 +131,8 @@ def test_the_jira_sdk_works_on_the_tools_url_with_steps_digests(v1, http):
     finished = v1.post(f"/v1/runs/{run['id']}/finish", json={"output": "done"}).json()
     rest = [x for x in finished["trace"]["calls"] if x["status"] == "ok"]
     assert {"jira.getServerInfo", "jira.getFields", "jira.searchAndReconsileIssuesUsingJql", "jira.doTransition",
-            "jira.linkIssues", "jira.assignIssue", "jira.createIssue", "jira.moveIssuesToSprintAndRank"} <= {
+            "jira.linkIssues", "jira.assignIssue", "jira.createIssue", "jira.moveIssuesToSprintAndRank",
+            "jira.addWatcher", "jira.removeWatcher"} <= {
         x["operation"] for x in rest}
     step, submitted = replay_through_step(http, "tr-03", rest)
     assert [x["state_digest"] for x in rest] == [s["state_digest"] for s in step]

@@ -15,7 +15,7 @@ api/3/...``, sw_runtime/runs/addresses.py), where the ``jira`` SDK works.
 - ``schema.py``: the records as types
 - ``jql.py``, ``jql_run.py``: the JQL parser, and running a query
 - ``args.py``, ``rules.py``, ``views.py``: arguments, Jira's checks, Jira's shapes
-- ``tools.py``, ``activity.py``, ``site.py``: the 27 tools
+- ``tools.py``, ``activity.py``, ``watchers.py``, ``site.py``: the 30 tools
 - ``cast.py``, ``checks.py``, ``tasks*.py``: tr-01 to tr-26
 - ``policy.md``: the rules the agent is given
 """

@@ -11,6 +11,7 @@ from msgspec import Meta
 from ..tool import tool
 from . import rules as R, views as V
 from .args import Doc, Id, Key, Ref, StartAt, Text, Visibility, _S
+from .watchers import TOOLS as WATCHERS
 from .workflows import LINK_TYPES
 
 
@@ -282,4 +283,4 @@ def add_worklog(ctx, args):
 
 
 TOOLS = [get_transitions, do_transition, get_comments, add_comment, assign_issue, link_issues, get_worklog,
-         add_worklog]
+         add_worklog, *WATCHERS]
