@@ -10,6 +10,9 @@ a branch in the gateway.
 
 from __future__ import annotations
 
+import base64
+import binascii
+
 import orjson
 from starlette.responses import Response
 
@@ -57,6 +60,10 @@ class Dialect:
         "internal_error": (500, "INTERNAL", "backendError"),
     }
 
+    def token(self, request_headers) -> str | None:
+        """The run's token, as this API's clients send it."""
+        return bearer(request_headers, self.token_schemes)
+
     def refused(self, e: errors.ApiError) -> Response:
         """Refused before any tool ran (token, ended run): 001's envelope."""
         return json(shapes.error(e), e.status)
@@ -64,8 +71,8 @@ class Dialect:
     def no_route(self, message: str) -> Response:
         return self._error(404, "NOT_FOUND", "notFound", message)
 
-    def answer(self, answer: dict) -> Response:
-        """A step's answer in the real API's shape."""
+    def answer(self, answer: dict, address=None) -> Response:
+        """A step's answer in the real API's shape (``address``: the route it came by)."""
         if answer.get("ok"):
             return json(answer["result"])
         err = answer.get("error") or {}
@@ -96,7 +103,7 @@ class Slack(Dialect):
     def no_route(self, message: str) -> Response:
         return json({"ok": False, "error": "unknown_method"}, 404)
 
-    def answer(self, answer: dict) -> Response:
+    def answer(self, answer: dict, address=None) -> Response:
         if answer.get("ok"):
             return json(answer["result"])
         err = answer.get("error") or {}
@@ -123,7 +130,7 @@ class GitHub(Dialect):
     def no_route(self, message: str) -> Response:
         return self._github(404, "Not Found")
 
-    def answer(self, answer: dict) -> Response:
+    def answer(self, answer: dict, address=None) -> Response:
         if answer.get("ok"):
             return json(answer["result"])
         err = dict(answer.get("error") or {})
@@ -139,11 +146,65 @@ class GitHub(Dialect):
         return json({"message": message, "documentation_url": GITHUB_DOCS, "status": str(status)}, status)
 
 
-GOOGLE, SLACK, GITHUB = Dialect(), Slack(), GitHub()
+class Jira(Dialect):
+    """Jira Cloud's REST API: the API token by HTTP Basic (``email:token``, as the
+    SDKs send it) or ``Bearer``; unknown parameters ignored; success as 200, 201
+    or 204 by operation; errors ``{"errorMessages": [...], "errors": {field: message}}``
+    with Jira's status (404 for an issue the user may not see)."""
+
+    token_schemes = ("bearer", "basic")
+    ignores_unknown = True
+    transport = frozenset()
+    statuses = {"not_found": 404, "forbidden": 403, "unauthorized": 401, "invalid_arguments": 400,
+                "bad_request": 400, "rate_limited": 429, "timeout": 504, "server_error": 500, "internal_error": 500}
+
+    def token(self, request_headers) -> str | None:
+        auth = request_headers.get("authorization", "")
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() != "basic":
+            return bearer(request_headers, ("bearer",))
+        try:  # email:api-token; the token is the run's
+            _user, _, secret = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+        return secret or None
+
+    def refused(self, e: errors.ApiError) -> Response:
+        message = ("You are not authenticated. Authentication required to perform this operation."
+                   if e.status == 401 else e.message)
+        return self._jira(e.status, [message], {})
+
+    def no_route(self, message: str) -> Response:
+        return self._jira(404, [f"null for uri: {message}"], {})
+
+    def answer(self, answer: dict, address=None) -> Response:
+        if answer.get("ok"):
+            status = address.ok_status if address is not None else 200
+            if status == 204 or answer.get("result") is None:  # POST /issueLink: 201 with no body
+                return Response(status_code=status)
+            return json(answer["result"], status)
+        err = answer.get("error") or {}
+        status = err.get("status")
+        if not isinstance(status, int):
+            status = self.statuses.get(err.get("code", ""), 400)
+        messages = err.get("errorMessages")
+        fields = err.get("errors")
+        if not isinstance(messages, list) or not isinstance(fields, dict):  # an engine refusal, not the tool's
+            messages, fields = [err.get("message", "")], {}
+        return self._jira(status, messages, fields)
+
+    @staticmethod
+    def _jira(status: int, messages: list, fields: dict) -> Response:
+        return json({"errorMessages": messages, "errors": fields}, status)
+
+
+GOOGLE, SLACK, GITHUB, JIRA = Dialect(), Slack(), GitHub(), Jira()
 
 
 def of_path(path: str) -> Dialect:
     """The dialect of a path under tools_url, routed or not (an unknown path still
     answers in its host's shape)."""
     host = path.split("/", 1)[0]
+    if host.endswith(".atlassian.net"):
+        return JIRA
     return {"slack.com": SLACK, "api.github.com": GITHUB}.get(host, GOOGLE)

@@ -14,6 +14,7 @@ PROVIDERS = {
     "slack": (("slack",), [("web-api", "slack.com/api"), ("mcp", "mcp.slack.com/mcp")]),
     "google.calendar": (("calendar",), [("rest", "www.googleapis.com/calendar/v3")]),
     "github": (("repos", "issues", "pulls", "checks", "teams"), [("rest", "api.github.com")]),
+    "jira": (("jira",), [("rest", "kestrel.atlassian.net")]),
 }
 _PROVIDER_OF = {prefix: provider for provider, (prefixes, _rows) in PROVIDERS.items() for prefix in prefixes}
 
@@ -31,7 +32,7 @@ def provider_of(world, tool: str) -> str:
 
 
 def tool_rows(world) -> list:
-    """``[(provider, surface, path)]`` for a world, in 001's order (Gmail, Slack, Calendar, then GitHub)."""
+    """``[(provider, surface, path)]`` for a world, in 001's order (Gmail, Slack, Calendar, then GitHub and Jira)."""
     prefixes = {_prefix(t.name) for t in world.tools}
     rows = [(provider, surface, path)
             for provider, (known, surfaces) in PROVIDERS.items() if prefixes & set(known)
