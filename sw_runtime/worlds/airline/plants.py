@@ -28,10 +28,22 @@ def _claim(b, *flights) -> None:
     b.claimed.update(f["id"] for f in flights)
 
 
-def _leg(b, dates=FUTURE, cabin="economy", seats=1, pairs=LEGS):
-    """A free direct flight, claimed."""
-    options = [f for o, d in pairs for date in dates for f in b.legs(o, d, date) if _free(b, f, cabin, seats)]
-    f = b.rng.choice(options)
+def _leg(b, dates=FUTURE, cabin="economy", seats=1, pairs=LEGS, then=False):
+    """A free direct flight, claimed (one is made to fly, with seats, when none is free); ``then``: one whose
+    number the next day is not claimed either (for ``_next_day``)."""
+    flights = [f for o, d in pairs for date in dates for f in b.legs(o, d, date)
+               if not then or _after(f)["id"] not in b.claimed]
+    return _take(b, flights, cabin, seats)
+
+
+def _take(b, flights: list, cabin: str, seats: int):
+    options = [f for f in flights if _free(b, f, cabin, seats)]
+    if options:
+        f = b.rng.choice(options)
+    else:
+        f = b.rng.choice([f for f in flights if f["id"] not in b.claimed])
+        b.set_flight(f, status="scheduled", delay_minutes=0, cause="")
+        _seats(f, cabin, seats + b.rng.randint(0, 6))
     _claim(b, f)
     return f
 
@@ -45,9 +57,13 @@ def _pair(b, cabin="economy", seats=1):
     return first, later
 
 
+def _after(f) -> dict:
+    return {"id": f"{f['number']}-{rules.shift_day(f['date'], 1)}"}
+
+
 def _next_day(b, f, cabin="economy", seats=1):
-    """The same flight number the next day, flying with seats, claimed."""
-    nxt = b.flights[f"{f['number']}-{rules.shift_day(f['date'], 1)}"]
+    """The same flight number the next day (not claimed: ``_leg(then=True)``), flying with seats, claimed."""
+    nxt = b.flights[_after(f)["id"]]
     if not _free(b, nxt, cabin, seats):  # make it fly, with seats (nothing else relies on it: unclaimed)
         b.set_flight(nxt, status="scheduled", delay_minutes=0, cause="")
         _seats(nxt, cabin, seats + b.rng.randint(0, 6))
@@ -55,20 +71,23 @@ def _next_day(b, f, cabin="economy", seats=1):
     return nxt
 
 
-def _return(b, f, cabin="economy", seats=1, gap=(1, 3)):
-    """A flight back from ``f``'s destination a few days later, claimed (made to fly, with seats, when none
-    of them is free)."""
-    days = [rules.shift_day(f["date"], n) for n in range(gap[0], gap[1] + 1)]
-    flights = [g for day in days if day <= "2026-06-21" for g in b.legs(f["destination"], f["origin"], day)]
-    options = [g for g in flights if _free(b, g, cabin, seats)]
-    if options:
-        g = b.rng.choice(options)
-    else:
-        g = b.rng.choice([g for g in flights if g["id"] not in b.claimed])
-        b.set_flight(g, status="scheduled", delay_minutes=0, cause="")
-        _seats(g, cabin, seats + b.rng.randint(0, 6))
-    _claim(b, g)
-    return g
+def _round(b, dates, gap, cabin="economy", seats=1, then=False, flown=False):
+    """An outbound flight and a free flight back ``gap`` days later, claimed: the outbound free too, or, with
+    ``flown``, one that has departed; ``then``: the return's number the next day is not claimed."""
+    def out_ok(f):
+        return f["id"] not in b.claimed and f["status"] == "departed" if flown else _free(b, f, cabin, seats)
+
+    pairs = []
+    for o, d in LEGS:
+        for date in dates:
+            for f in b.legs(o, d, date):
+                if out_ok(f):
+                    pairs += [(f, g) for n in range(gap[0], gap[1] + 1) for g in b.legs(d, o, rules.shift_day(date, n))
+                              if g["date"] <= "2026-06-21" and _free(b, g, cabin, seats)
+                              and not (then and _after(g)["id"] in b.claimed)]
+    out, back = b.rng.choice(pairs)
+    _claim(b, out, back)
+    return out, back
 
 
 def _delay(b, cause: str):
@@ -92,12 +111,24 @@ def plant(b) -> None:
     rng = b.rng
     pax2 = lambda: rng.choice((1, 2))  # noqa: E731
 
+    # al-10 (first, while the route has free flights on both days): two trips to one city on different days, the same companion misspelt on both.
+    m = b.member()
+    right, wrong = rng.choice(MISSPELT)
+    first = _leg(b, dates=FUTURE[:2], seats=2)
+    again = _leg(b, dates=FUTURE[3:], seats=2, pairs=[(first["origin"], first["destination"])])
+    companion = {"first_name": wrong, "last_name": m["last_name"], "date_of_birth": b.dob(1950, 2015)}
+    b.names.add((right, m["last_name"]))
+    for f in (first, again):
+        b.reserve(m, [f], "economy", rng.choice(sorted(rules.FARES)), [b.passengers(m, 0)[0], dict(companion)])
+    for _ in range(2):
+        b.background_trip(m, avoid=first["destination"])
+
     # al-01: a trip on a flight that is now delayed.
     m = b.member()
     f = _leg(b)
     b.set_flight(f, delay_minutes=rng.randrange(40, 170, 5), cause=rng.choice(rules.CAUSES))
     b.reserve(m, [f], "economy", rng.choice(sorted(rules.FARES)), b.passengers(m, 0))
-    b.background_trip(m)
+    b.background_trip(m, avoid=f["destination"])
 
     # al-02: the airline cancelled the first flight of the day; a later one has seats.
     m = b.member(tier=_eligible(b))
@@ -109,8 +140,7 @@ def plant(b) -> None:
     # al-03: an economy round trip with business seats left; a gift card and a card.
     m = b.member(gift=True)
     n = pax2()
-    out = _leg(b, cabin="business", seats=n, dates=FUTURE[:3])
-    back = _return(b, out, cabin="business", seats=n)
+    out, back = _round(b, FUTURE[:3], (1, 3), cabin="business", seats=n)
     b.reserve(m, [out, back], "economy", rng.choice(("standard", "flex")), b.passengers(m, n - 1),
               trip="round_trip", destination=out["destination"])
 
@@ -122,7 +152,7 @@ def plant(b) -> None:
     # al-05 and al-14: Saver trips booked weeks ago, without insurance.
     for _ in range(2):
         m = b.member()
-        f = _leg(b, dates=FUTURE[:4])
+        f = _leg(b, dates=FUTURE[:4], then=True)
         _next_day(b, f)
         b.reserve(m, [f], rng.choice(("economy", "business")), "saver", b.passengers(m, 0))
 
@@ -138,23 +168,12 @@ def plant(b) -> None:
     b.reserve(m, [f], "economy", rng.choice(sorted(rules.FARES)), b.passengers(m, n - 1), cancelled=True,
               booked_at=rules.add_minutes(rules.DAY_AGO, -60 * 24 * 20))
     b.reserve(m, [f], "economy", rng.choice(sorted(rules.FARES)), b.passengers(m, n - 1), bags=rng.randint(0, 1))
-    b.background_trip(m)
+    b.background_trip(m, avoid=f["destination"])
 
     # al-09: two members with one surname, one of them holding a Flex trip.
     holder = b.member()
     b.reserve(holder, [_leg(b)], "economy", "flex", b.passengers(holder, 0))
     b.member(last=holder["last_name"])
-
-    # al-10: two trips to one city on different days, the same companion misspelt on both.
-    m = b.member()
-    right, wrong = rng.choice(MISSPELT)
-    first = _leg(b, dates=FUTURE[:2], seats=2)
-    again = _leg(b, dates=FUTURE[3:], seats=2, pairs=[(first["origin"], first["destination"])])
-    companion = {"first_name": wrong, "last_name": m["last_name"], "date_of_birth": b.dob(1950, 2015)}
-    b.names.add((right, m["last_name"]))
-    for f in (first, again):
-        b.reserve(m, [f], "economy", rng.choice(sorted(rules.FARES)), [b.passengers(m, 0)[0], dict(companion)])
-    b.background_trip(m)
 
     # al-11 (any member with one card) and al-12: two travellers on a changeable fare, a later flight that day.
     b.member(cards=1)
@@ -169,7 +188,7 @@ def plant(b) -> None:
     # al-15: the airline cancelled the flight; the same number flies the next day.
     m = b.member(tier=_eligible(b))
     n = pax2()
-    f = _leg(b, dates=FUTURE[:4], seats=n)
+    f = _leg(b, dates=FUTURE[:4], seats=n, then=True)
     _next_day(b, f, seats=n)
     b.set_flight(f, status="cancelled", cause=rng.choice(rules.AIRLINE_CAUSES))
     b.reserve(m, [f], "economy", rng.choice(sorted(rules.FARES)), b.passengers(m, n - 1))
@@ -201,18 +220,14 @@ def plant(b) -> None:
     # al-21: a Standard round trip whose return flight number flies the next day too.
     m = b.member()
     n = pax2()
-    out = _leg(b, dates=FUTURE[:2], seats=n)
-    back = _return(b, out, seats=n, gap=(1, 2))
+    out, back = _round(b, FUTURE[:2], (1, 2), seats=n, then=True)
     _next_day(b, back, seats=n)
     b.reserve(m, [out, back], "economy", "standard", b.passengers(m, n - 1), trip="round_trip",
               destination=out["destination"])
 
     # al-22: a round trip whose outbound has flown.
     m = b.member()
-    out = rng.choice([f for o, d in LEGS for date in PAST[1:] for f in b.legs(o, d, date)
-                      if f["id"] not in b.claimed and f["status"] == "departed"])
-    _claim(b, out)
-    back = _return(b, out, gap=(3, 5))
+    out, back = _round(b, PAST[1:], (3, 5), flown=True)
     b.reserve(m, [out, back], "economy", rng.choice(sorted(rules.FARES)), b.passengers(m, 0), trip="round_trip",
               destination=out["destination"])
 

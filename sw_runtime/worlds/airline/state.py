@@ -228,11 +228,12 @@ class Builder:
         m["reservations"].append(r["id"])
         return r
 
-    def background_trip(self, m: dict) -> None:
+    def background_trip(self, m: dict, avoid: str = "") -> None:
+        """A random trip of ``m``'s (none to ``avoid``, where a planted trip of theirs goes)."""
         rng = self.rng
         codes = sorted(AIRPORTS)
         origin = rng.choice(codes)
-        dest = rng.choice([c for c in codes if c != origin])
+        dest = rng.choice([c for c in codes if c not in (origin, avoid)])
         day = rng.randrange(network.DAYS - 1)
         date = rules.shift_day(network.FIRST_DAY, day)
         out = self._itinerary(origin, dest, date)
