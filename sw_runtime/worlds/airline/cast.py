@@ -27,13 +27,13 @@ class View:
     reservations: dict
     flights: dict
     fares: dict
+    by_leg: dict  # (origin, destination, date) -> flights by departure
 
     def flight(self, segment: dict) -> dict:
         return self.flights[segment["flight_id"]]
 
     def legs(self, origin: str, dest: str, date: str) -> list:
-        return sorted((f for f in self.flights.values() if f["origin"] == origin and f["destination"] == dest
-                       and f["date"] == date), key=lambda f: (f["departs_at"], f["id"]))
+        return self.by_leg.get((origin, dest, date), [])
 
     def owner(self, r: dict) -> dict:
         return self.members[r["member_id"]]
@@ -63,9 +63,13 @@ class View:
 
 
 def view(store) -> View:
+    flights = dict(store.scan("flights"))
+    by_leg: dict = {}
+    for f in sorted(flights.values(), key=lambda f: (f["departs_at"], f["id"])):
+        by_leg.setdefault((f["origin"], f["destination"], f["date"]), []).append(f)
     return View(members=dict(store.scan("members")), methods=dict(store.scan("payment_methods")),
-                reservations=dict(store.scan("reservations")), flights=dict(store.scan("flights")),
-                fares=dict(store.scan("fares")))
+                reservations=dict(store.scan("reservations")), flights=flights, fares=dict(store.scan("fares")),
+                by_leg=by_leg)
 
 
 def rng_for(store, task_id: str) -> random.Random:

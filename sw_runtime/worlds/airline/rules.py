@@ -8,6 +8,7 @@ apart. Money is always integer cents; times are UTC, ``YYYY-MM-DDTHH:MM``.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 NOW = "2026-06-15T14:00"  # Monday 15 June 2026, 14:00 UTC: the simulated now of every episode
 TODAY = NOW[:10]
@@ -63,23 +64,25 @@ def dollars_bare(cents: int) -> str:
     return dollars(cents).replace("$", "")
 
 
+@lru_cache(maxsize=None)
 def day_name(date: str) -> str:
     """``Thursday 18 June`` for ``2026-06-18`` (names spelled out: no locale)."""
-    d = datetime.strptime(date, "%Y-%m-%d")
+    d = datetime.fromisoformat(date)
     return f"{WEEKDAYS[d.weekday()]} {d.day} {MONTHS[d.month - 1]}"
 
 
+@lru_cache(maxsize=None)
 def shift_day(date: str, days: int) -> str:
-    return (datetime.strptime(date, "%Y-%m-%d") + timedelta(days=days)).strftime("%Y-%m-%d")
+    return (datetime.fromisoformat(date) + timedelta(days=days)).strftime("%Y-%m-%d")
 
 
+# Times are parsed with fromisoformat (C) rather than strptime: the generator computes thousands.
 def add_minutes(at: str, minutes: int) -> str:
-    return (datetime.strptime(at, "%Y-%m-%dT%H:%M") + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M")
+    return (datetime.fromisoformat(at) + timedelta(minutes=minutes)).isoformat(timespec="minutes")
 
 
 def minutes_between(a: str, b: str) -> int:
-    fmt = "%Y-%m-%dT%H:%M"
-    return int((datetime.strptime(b, fmt) - datetime.strptime(a, fmt)).total_seconds() // 60)
+    return int((datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds() // 60)
 
 
 # -- prices -------------------------------------------------------------------------------------------------------

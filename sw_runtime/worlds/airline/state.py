@@ -58,6 +58,8 @@ class Builder:
                     times = [rng.randrange(7 * 60, 18 * 60, 5)]
                 for t in times:
                     self._fly(f"HA{next(self._numbers):04d}", origin, dest, t, minutes, base)
+        for key in self.by_leg:
+            self.by_leg[key].sort(key=lambda fid: self.flights[fid]["departs_at"])
 
     def _fly(self, number, origin, dest, minute_of_day, minutes, base) -> None:
         rng = self.rng
@@ -83,8 +85,6 @@ class Builder:
             self.settle(f)
             self.flights[f["id"]] = f
             self.by_leg.setdefault((origin, dest, date), []).append(f["id"])
-        for key in self.by_leg:
-            self.by_leg[key].sort(key=lambda fid: self.flights[fid]["departs_at"])
 
     @staticmethod
     def settle(f: dict) -> None:

@@ -225,8 +225,12 @@ def refuse_second_certificate(store) -> Setup:
 
 def refuse_other_members_trip(store) -> Setup:
     v = view(store)
-    fits = [(caller, r) for caller in v.members.values() for r in v.reservations.values()
-            if v.live(r) and v.owner(r)["last_name"] == caller["last_name"] and r["member_id"] != caller["id"]]
+    live: dict = {}  # surname -> live reservations of members of that name
+    for r in v.reservations.values():
+        if v.live(r):
+            live.setdefault(v.owner(r)["last_name"], []).append(r)
+    fits = [(caller, r) for caller in v.members.values() for r in live.get(caller["last_name"], [])
+            if r["member_id"] != caller["id"]]
     caller, r = pick(rng_for(store, "al-09"), fits, "member with a relative's live trip")
     holder = v.owner(r)
     return Setup(
