@@ -93,6 +93,7 @@ def test_the_world_meets_the_bar():
         assert t.cls == ("guarded" if t.writes else "safe")
         for prop, spec in params["properties"].items():
             assert spec.get("description"), f"{t.name}.{prop} needs a description"
+    assert all(t.preview for t in WORLD.tools if t.writes)  # a sandbox preview for every guarded tool
     assert {t.name for t in WORLD.tools if t.writes} == {
         "book_reservation", "change_flights", "change_cabin", "update_passengers", "update_bags",
         "cancel_reservation", "issue_certificate", "transfer_to_human_agent"}
@@ -386,3 +387,70 @@ def test_the_llm_member_plays_every_task():
                                 json={"tool": "ask_user", "arguments": {"question": "Shall I go ahead?"}}).json()
                 assert got["ok"] and got["result"]["answer"] == "Yes, please go ahead.", task.id
             assert len(model.requests) == len(WORLD.tasks)
+
+
+def test_a_sandbox_episode_previews_every_write_and_changes_nothing(engine):
+    for task_id in ("al-02", "al-13", "al-04", "al-22"):
+        run = Run(engine, task_id, 5, mode="sandbox")
+        answers = run.play(run.setup.solution)
+        for (tool, _args), answer in zip(run.setup.solution, answers):
+            t = WORLD.tools_by_name.get(tool)
+            assert answer["ok"], answer
+            if t is not None and t.writes:
+                assert answer["result"]["sandbox"] is True and t.preview in answer["result"], tool
+        assert run.engine.episodes[run.ep.id].store.digest() == run.ep.seed_digest
+
+
+# -- the doors: /batch, fork, snapshots, the durable log's replay, /v1/runs and MCP ---------------------------------
+
+
+@pytest.mark.slow
+def test_airline_episodes_go_through_every_door(tmp_path):
+    import signal
+
+    from sandworld.local import local_server_process
+    from sw_runtime.mcp import mcp_name
+    from tests.mcp.test_server import mcp
+
+    rebook = WORLD.tasks_by_id["al-02"].setup(start(1).fork())
+    book = WORLD.tasks_by_id["al-13"].setup(start(1).fork())
+    with local_server_process("--data-dir", str(tmp_path)) as (url, proc):
+        with httpx.Client(base_url=url, timeout=60) as http:
+            made = http.post("/batch/episodes", json={"episodes": [
+                {"environment": "airline", "task_id": "al-02", "seed": 1},
+                {"environment": "airline", "task_id": "al-13", "seed": 1}]}).json()["results"]
+            a, b = (r["episode_id"] for r in made)
+            calls = [{"episode_id": a, "tool": t, "arguments": x} for t, x in rebook.solution[:4]]
+            calls += [{"episode_id": b, "tool": t, "arguments": x} for t, x in book.solution]
+            assert all(r["ok"] for r in http.post("/batch", json={"calls": calls}).json()["results"])
+            child = http.post(f"/episodes/{a}/fork", json={"n": 1}).json()["episodes"][0]["episode_id"]
+            for t, x in rebook.solution[4:]:
+                assert http.post(f"/episodes/{child}/step", json={"tool": t, "arguments": x}).json()["ok"]
+            snap = http.post(f"/episodes/{child}/snapshots").json()["snapshot_id"]
+            again = http.post("/environments/airline/episodes", json={"snapshot_id": snap}).json()
+            assert again["seed_digest"] == http.get(f"/episodes/{child}").json()["digest"]
+            scored = http.post("/batch/submit", json={"episodes": [
+                {"episode_id": child, "output": rebook.output}, {"episode_id": b, "output": book.output}]}).json()
+            assert [r["pass"] for r in scored["results"]] == [True, True]
+            before = {e: http.get(f"/episodes/{e}").json() for e in (a, child, b)}
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+    with local_server_process("--data-dir", str(tmp_path)) as (url, _):
+        with httpx.Client(base_url=url, timeout=60) as http:
+            for eid, was in before.items():  # the log replays every call to the same digests
+                now = http.get(f"/episodes/{eid}").json()
+                assert [now[k] for k in ("digest", "steps", "seed_digest")] == [was[k] for k in
+                                                                                 ("digest", "steps", "seed_digest")]
+                assert [e["state_digest"] for e in now["trace"]] == [e["state_digest"] for e in was["trace"]]
+            root = url.removesuffix("/api/v1")
+            transfer = WORLD.tasks_by_id["al-22"].setup(start(2).fork())
+            run = httpx.post(root + "/v1/runs", headers={"authorization": "Bearer any-key"}, json={
+                "environment": "airline", "task": "A trip that has begun", "seed": 2}).json()
+
+            async def work(s):
+                return [await s.call_tool(mcp_name(t), x) for t, x in transfer.solution]
+
+            assert [r.isError for r in mcp(run["mcp_url"], run["token"], work)] == [False] * 3
+            done = httpx.post(f"{root}/v1/runs/{run['id']}/finish", headers={"authorization": "Bearer any-key"},
+                              json={"output": transfer.output}).json()
+            assert done["evaluation"]["passed"] is True

@@ -122,7 +122,7 @@ def _segment(f: dict, price: int) -> dict:
             "date": f["date"], "price": price}
 
 
-@tool(writes=True, params=BookArgs, pure=True)
+@tool(writes=True, params=BookArgs, pure=True, preview="would_book")
 def book_reservation(ctx, args):
     """Book a trip for a member: every flight in order, one cabin and fare for all, the passengers, checked bags
     and insurance, paid now. The total is each flight's price for the cabin and fare times the passengers, plus
@@ -160,7 +160,7 @@ def book_reservation(ctx, args):
     return {**r, "paid": total}
 
 
-@tool(writes=True, params=ChangeFlightsArgs, pure=True)
+@tool(writes=True, params=ChangeFlightsArgs, pure=True, preview="would_change_flights")
 def change_flights(ctx, args):
     """Change the flights of a confirmed reservation, keeping its origin, destination, trip type, cabin, fare and
     passengers: list every flight after the change. A flight kept keeps its price; for the new ones the member
@@ -207,7 +207,7 @@ def change_flights(ctx, args):
     return {**out, "paid": rules.paid(out), "charged": due}
 
 
-@tool(writes=True, params=ChangeCabinArgs, pure=True)
+@tool(writes=True, params=ChangeCabinArgs, pure=True, preview="would_change_cabin")
 def change_cabin(ctx, args):
     """Move every passenger of a confirmed reservation to another cabin on all its flights. The difference
     between today's price in the new cabin and what each flight cost, times the passengers, is charged to the
@@ -238,7 +238,7 @@ def change_cabin(ctx, args):
     return {**out, "paid": rules.paid(out), "charged": due}
 
 
-@tool(writes=True, params=PassengersArgs, pure=True)
+@tool(writes=True, params=PassengersArgs, pure=True, preview="would_update_passengers")
 def update_passengers(ctx, args):
     """Correct the passengers' names or dates of birth on a confirmed reservation: list every passenger after
     the change, as many as before. Refused with not_found, not_changeable or passenger_count."""
@@ -252,7 +252,7 @@ def update_passengers(ctx, args):
         "passengers": people, "history": [*r["history"], _event(ctx, "passengers_updated", 0, "")]})
 
 
-@tool(writes=True, params=BagsArgs, pure=True)
+@tool(writes=True, params=BagsArgs, pure=True, preview="would_update_bags")
 def update_bags(ctx, args):
     """Set the number of checked bags of a confirmed reservation (never fewer than now). Each passenger has a
     free allowance by the member's tier and the cabin (the policy's table); every bag beyond it costs $40.00,
@@ -277,7 +277,7 @@ def update_bags(ctx, args):
     return {**out, "paid": rules.paid(out), "charged": due}
 
 
-@tool(writes=True, params=CancelArgs, pure=True)
+@tool(writes=True, params=CancelArgs, pure=True, preview="would_cancel")
 def cancel_reservation(ctx, args):
     """Cancel a confirmed reservation none of whose flights has departed, and refund everything it cost to the
     payment methods that paid (gift cards and certificates get their balance back). The system refunds in full
@@ -303,7 +303,7 @@ def cancel_reservation(ctx, args):
     return {**out, "paid": rules.paid(out), "refunded": total}
 
 
-@tool(writes=True, params=CertificateArgs, pure=True)
+@tool(writes=True, params=CertificateArgs, pure=True, preview="would_issue_certificate")
 def issue_certificate(ctx, args):
     """Give a member a travel certificate (a payment method with a balance, for future bookings) as compensation
     for a delayed or cancelled flight of their reservation (or one it was moved off). The system does not check the amount or whether one
@@ -324,7 +324,7 @@ def issue_certificate(ctx, args):
     return cert
 
 
-@tool(writes=True, params=TransferArgs, pure=True)
+@tool(writes=True, params=TransferArgs, pure=True, preview="would_transfer")
 def transfer_to_human_agent(ctx, args):
     """Hand the member over to a human agent, with a summary of what they want and why you could not do it.
     Use it only when the policy says to. Refused with not_found."""
