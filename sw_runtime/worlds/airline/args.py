@@ -19,8 +19,8 @@ FlightId = Annotated[str, Meta(min_length=1, max_length=30, description=(
     "A flight by number and date, e.g. HA0412-2026-06-18 (the id that the searches and get_flight_status "
     "answer)."))]
 Cabin = Annotated[Literal[rules.CABINS], Meta(description="economy or business.")]  # type: ignore[valid-type]
-FareId = Annotated[Literal[tuple(rules.FARES)], Meta(description="The fare class: saver, standard or flex "  # type: ignore[valid-type]
-                                                            "(list_fares gives their rules).")]
+FareId = Annotated[Literal[tuple(rules.FARES)],  # type: ignore[valid-type]
+                   Meta(description="The fare class: saver, standard or flex (list_fares gives their rules).")]
 
 
 class NoArgs(msgspec.Struct, forbid_unknown_fields=True):

@@ -111,7 +111,8 @@ def plant(b) -> None:
     rng = b.rng
     pax2 = lambda: rng.choice((1, 2))  # noqa: E731
 
-    # al-10 (first, while the route has free flights on both days): two trips to one city on different days, the same companion misspelt on both.
+    # al-10 (first, while the route has free flights on both days): two trips to one city on different
+    # days, the same companion misspelt on both.
     m = b.member()
     right, wrong = rng.choice(MISSPELT)
     first = _leg(b, dates=FUTURE[:2], seats=2)

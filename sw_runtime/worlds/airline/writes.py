@@ -306,8 +306,8 @@ def cancel_reservation(ctx, args):
 @tool(writes=True, params=CertificateArgs, pure=True, preview="would_issue_certificate")
 def issue_certificate(ctx, args):
     """Give a member a travel certificate (a payment method with a balance, for future bookings) as compensation
-    for a delayed or cancelled flight of their reservation (or one it was moved off). The system does not check the amount or whether one
-    was given before: the policy says who gets what. Refused with not_found."""
+    for a delayed or cancelled flight of their reservation (or one it was moved off). The system does not check
+    the amount or whether one was given before: the policy says who gets what. Refused with not_found."""
     m = _member(ctx, args.member_id)
     r = _reservation(ctx, args.reservation_id, changing=False)
     if r["member_id"] != m["id"]:
