@@ -243,7 +243,7 @@ def rebook_next_day(store) -> Setup:
     m = v.owner(r)
     return Setup(
         instruction=(f"{hello(m)} My flight {f['number']} to {where_to(r)} on {day_name(f['date'])} was cancelled. "
-                     "Please move me to the same flight the next day."),
+                     f"Please move {'us' if len(r['passengers']) > 1 else 'me'} to the same flight the next day."),
         checks=[K.res("rebooked", f"Reservation {r['id']} is on {g['id']}", r, "flights.0.flight_id", g["id"],
                       weight=2),
                 K.no_certificate("No certificate was issued: the member did not ask for compensation"),
