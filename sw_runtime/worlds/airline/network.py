@@ -43,6 +43,8 @@ LAST_NAMES = (
     "Rosenthal", "Sandoval", "Thornbury", "Underwood", "Valdivia", "Whitcombe", "Yamamoto", "Zielinski",
     "Ashworth", "Blackwood", "Carrington", "Delacroix", "Ellsworth",
 )
+SONS = ("Benjamin", "Daniel", "Hiro", "Jamal", "Liam", "Nikhil", "Pablo", "Samuel", "Tobias", "Victor", "Oscar",
+        "Marco", "Kofi", "Ivan", "Emil", "Rafael")  # al-13's son
 # Names whose misspellings are plausible (the look-alike passenger of al-10).
 MISSPELT = (
     ("Katharine", "Katherine"), ("Stephen", "Steven"), ("Sofia", "Sophia"), ("Jon", "John"),

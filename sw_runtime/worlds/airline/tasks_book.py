@@ -7,7 +7,7 @@ from ..task import Setup
 from . import checks as K
 from . import network, rules
 from .cast import FUTURE_DAYS, facts, hello, persona, pick, rng_for, time_of, view
-from .network import FIRST_NAMES, city
+from .network import SONS, city
 from .rules import day_name, dollars, dollars_bare
 
 LEGS = tuple((a, b) for x, y, _m, _p in network.ROUTES for a, b in ((x, y), (y, x)))
@@ -91,7 +91,7 @@ def round_trip_for_two(store) -> Setup:
             if out and back:
                 trips.append((out[0], back[0]))
     out, back = pick(rng, trips, "route with seats out and back")
-    son = {"first_name": rng.choice(FIRST_NAMES), "last_name": m["last_name"],
+    son = {"first_name": rng.choice(SONS), "last_name": m["last_name"],
            "date_of_birth": f"{rng.randint(2008, 2016)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"}
     std = v.fares["standard"]
     total = rules.booking_total([out, back], "economy", std, m["tier"], 2, 2, True)

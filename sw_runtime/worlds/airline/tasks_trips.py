@@ -23,6 +23,10 @@ def _alone(v, r) -> bool:
                    and o["flights"][0]["date"] == r["flights"][0]["date"] for o in v.of(v.owner(r)))
 
 
+def _bags(n: int) -> str:
+    return f"{n} checked bag" + ("" if n == 1 else "s")
+
+
 def flight_status(store) -> Setup:
     v = view(store)
     fits = [r for r in v.reservations.values() if v.live(r) and _one_leg(v, r) and _alone(v, r)
@@ -109,8 +113,9 @@ def bags_on_live_trip(store) -> Setup:
     card = v.card(m)
     reads = [("get_reservation", {"reservation_id": rid}) for rid in m["reservations"]]
     return Setup(
-        instruction=(f"{hello(m)} For my trip to {where_to(r)} on {day_name(f['date'])} we'll have {total} checked "
-                     f"bags in all. Please add them and put any fee on my {card['label']}."),
+        instruction=(f"{hello(m)} For my trip to {where_to(r)} on {day_name(f['date'])} "
+                     f"{'we' if pax > 1 else 'I'}'ll have {_bags(total)} in all. Please add "
+                     f"{'them' if total > 1 else 'it'} and put any fee on my {card['label']}."),
         checks=[K.res("bags-set", f"Reservation {r['id']} has {total} bags", r, "bags", total, weight=2),
                 K.paid_line("bags-paid", r, card["id"], cost),
                 K.said("told-cost", f"The answer gives the cost, {dollars(cost)}", dollars_bare(cost)),
@@ -118,7 +123,7 @@ def bags_on_live_trip(store) -> Setup:
         solution=[("get_member", {"member_id": m["id"]}), *reads,
                   ("update_bags", {"reservation_id": r["id"], "bags": total,
                                    "payments": [{"payment_id": card["id"], "amount": cost}]})],
-        output=(f"Reservation {r['id']} ({f['number']}, {day_name(f['date'])}) now has {total} checked bags. As a "
+        output=(f"Reservation {r['id']} ({f['number']}, {day_name(f['date'])}) now has {_bags(total)}. As a "
                 f"{m['tier']} member in {r['cabin']} each passenger has {rules.FREE_BAGS[(m['tier'], r['cabin'])]} "
                 f"free, so the added bags cost {dollars(cost)}, charged to your {card['label']}. (Your cancelled "
                 f"booking {stale['id']} of the same flight is unchanged.)"),
