@@ -12,9 +12,10 @@ code are our own.
 - ``state.py`` and ``plants.py``: the seeded generator and the situations the
   tasks need; ``schema.py``: its records as types
 - ``rules.py``: fares, bags, prices, itineraries, compensation
-- ``args.py``, ``tools.py`` and ``writes.py``: the 7 safe and 8 guarded tools
-- ``cast.py``, ``checks.py`` and ``tasks*.py``: what the tasks are about, and
-  al-01 to al-25
+- ``args.py``, ``tools.py``, ``writes.py`` and ``payments.py``: the 7 safe and
+  8 guarded tools, and how money moves
+- ``cast.py``, ``checks.py`` and ``tasks*.py`` (trips, passengers, money,
+  bookings): what the tasks are about, and al-01 to al-25
 - ``policy.md``: the rules the agent is given
 """
 

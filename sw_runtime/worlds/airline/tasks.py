@@ -24,8 +24,8 @@ from .tasks_money import (cancel_after_our_cancellation, cancel_insured_illness,
                           compensate_delay, downgrade_refund, refuse_other_members_trip, refuse_saver_refund,
                           refuse_second_certificate, refuse_weather_compensation, transfer_partly_flown,
                           upgrade_split)
-from .tasks_trips import (bags_on_live_trip, fix_birth_date, fix_companion_name, flight_status, move_both,
-                          push_return, rebook_cancelled, rebook_next_day, refuse_added_passenger,
+from .tasks_passengers import fix_birth_date, fix_companion_name, refuse_added_passenger
+from .tasks_trips import (bags_on_live_trip, flight_status, move_both, push_return, rebook_cancelled, rebook_next_day,
                           refuse_saver_change)
 
 FAULTS = {"al-07": "timeout_after_commit", "al-11": "timeout_after_commit"}  # where a fault profile matters

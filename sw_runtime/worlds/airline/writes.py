@@ -1,17 +1,15 @@
 """Halcyon Air's guarded tools: book, change, cancel, compensate, transfer.
 
 Each checks everything first and raises ``Refused`` before its first write.
-Money moves through ``_charge`` (the payments must add up to what is due,
-from the member's own methods, within a gift card's or certificate's
-balance) and ``_refund`` (back to the reservation's original method).
-Seats follow the bookings: a booking takes them, a change or a cancellation
-gives them back.
+Money moves through ``payments.py`` (charges that add up, refunds to the
+original method); seats follow the bookings: a booking takes them, a change
+or a cancellation gives them back.
 """
 
 from __future__ import annotations
 
 from ..tool import Refused, tool
-from . import rules
+from . import payments, rules
 from .args import (BagsArgs, BookArgs, CancelArgs, CertificateArgs, ChangeCabinArgs, ChangeFlightsArgs,
                    PassengersArgs, TransferArgs)
 
@@ -63,56 +61,6 @@ def _move_seats(ctx, f: dict, cabin: str, n: int) -> None:
         ctx.store.update("flights", f["id"], {"seats": {**f["seats"], cabin: f["seats"][cabin] - n}})
 
 
-def _check_payments(ctx, member: dict, payments: list, due: int) -> list:
-    """The methods of ``payments`` after checking they pay exactly ``due`` (cents)."""
-    total = sum(p.amount for p in payments)
-    if due <= 0 and payments:
-        raise Refused("amount_mismatch", f"nothing is due ({rules.dollars(due)}); pass payments: []")
-    if due > 0 and total != due:
-        raise Refused("amount_mismatch", f"the payments add up to {rules.dollars(total)} but "
-                                         f"{rules.dollars(due)} is due ({due} cents)")
-    methods = []
-    for p in payments:
-        pm = ctx.store.get("payment_methods", p.payment_id)
-        if pm is None or pm["member_id"] != member["id"]:
-            raise Refused("not_found", f"{member['id']} has no payment method {p.payment_id}")
-        if pm["balance"] is not None and pm["balance"] < p.amount:
-            raise Refused("insufficient_balance", f"{pm['label']} {pm['id']} has {rules.dollars(pm['balance'])}, "
-                                                  f"less than {rules.dollars(p.amount)}")
-        methods.append(pm)
-    if len({pm["id"] for pm in methods}) != len(methods):
-        raise Refused("amount_mismatch", "a payment method is listed twice")
-    return methods
-
-
-def _charge(ctx, methods: list, payments: list) -> list:
-    for pm, p in zip(methods, payments):
-        if pm["balance"] is not None:
-            ctx.store.update("payment_methods", pm["id"], {"balance": pm["balance"] - p.amount})
-    return [{"payment_id": p.payment_id, "amount": p.amount} for p in payments]
-
-
-def _credit(ctx, payment_id: str, amount: int) -> None:
-    pm = ctx.store.get("payment_methods", payment_id)
-    if pm is not None and pm["balance"] is not None:
-        ctx.store.update("payment_methods", payment_id, {"balance": pm["balance"] + amount})
-
-
-def _refund(ctx, r: dict, amount: int) -> list:
-    """``amount`` back to the reservation's original (first) payment method."""
-    original = r["payments"][0]["payment_id"]
-    _credit(ctx, original, amount)
-    return [{"payment_id": original, "amount": -amount}]
-
-
-def _settle(ctx, r: dict, member: dict, due: int, payments: list) -> list:
-    """Checks and moves what a change costs: the new payment lines."""
-    methods = _check_payments(ctx, member, payments, due)
-    if due > 0:
-        return _charge(ctx, methods, payments)
-    return _refund(ctx, r, -due) if due < 0 else []
-
-
 def _event(ctx, action: str, amount: int, detail: str) -> dict:
     return {"at": _now(ctx), "action": action, "amount": amount, "detail": detail}
 
@@ -143,7 +91,7 @@ def book_reservation(ctx, args):
     total = rules.booking_total(flights, args.cabin, fare, m["tier"], pax, args.bags, args.insurance)
     if total <= 0:
         raise Refused("amount_mismatch", "this booking costs nothing")
-    methods = _check_payments(ctx, m, args.payments, total)
+    methods = payments.check(ctx, m, args.payments, total)
     rid = ctx.new_id("reservations", "HA")
     for f in flights:
         _move_seats(ctx, f, args.cabin, pax)
@@ -153,7 +101,7 @@ def book_reservation(ctx, args):
          "passengers": [{"first_name": p.first_name, "last_name": p.last_name, "date_of_birth": p.date_of_birth}
                         for p in args.passengers],
          "bags": args.bags, "insurance": args.insurance, "status": "confirmed", "booked_at": _now(ctx),
-         "payments": _charge(ctx, methods, args.payments),
+         "payments": payments.charge(ctx, methods, args.payments),
          "history": [_event(ctx, "booked", total, f"{pax} passenger(s), {args.cabin}, {fare['name']}")]}
     ctx.store.insert("reservations", rid, r)
     ctx.store.update("members", m["id"], {"reservations": [*m["reservations"], rid]})
@@ -193,7 +141,7 @@ def change_flights(ctx, args):
     free = any(f["status"] == "cancelled" for f in gone)
     due = 0 if free else ((sum(prices.values()) - sum(s["price"] for s in removed)) * pax
                           + rules.change_fee(fare, m["tier"], pax))
-    lines = _settle(ctx, r, m, due, args.payments)
+    lines = payments.settle(ctx, r, m, due, args.payments)
     for f in gone:
         _move_seats(ctx, f, r["cabin"], -pax)
     for f in added:
@@ -227,7 +175,7 @@ def change_cabin(ctx, args):
     fare = ctx.store.get("fares", r["fare"])
     prices = [rules.fare_price(f, args.cabin, fare) for f in flights]
     due = (sum(prices) - sum(s["price"] for s in r["flights"])) * pax
-    lines = _settle(ctx, r, m, due, args.payments)
+    lines = payments.settle(ctx, r, m, due, args.payments)
     for f in flights:
         _move_seats(ctx, f, r["cabin"], -pax)
         _move_seats(ctx, f, args.cabin, pax)
@@ -270,7 +218,7 @@ def update_bags(ctx, args):
         raise Refused("flown", f"every flight of {r['id']} has departed")
     due = (rules.bag_cost(m["tier"], r["cabin"], pax, args.bags)
            - rules.bag_cost(m["tier"], r["cabin"], pax, r["bags"]))
-    lines = _settle(ctx, r, m, due, args.payments)
+    lines = payments.settle(ctx, r, m, due, args.payments)
     out = ctx.store.update("reservations", r["id"], {
         "bags": args.bags, "payments": [*r["payments"], *lines],
         "history": [*r["history"], _event(ctx, "bags_changed", due, f"{r['bags']} -> {args.bags}")]})
@@ -292,7 +240,7 @@ def cancel_reservation(ctx, args):
     refunds = []
     for pid, amount in rules.paid_by(r).items():
         if amount > 0:
-            _credit(ctx, pid, amount)
+            payments.credit(ctx, pid, amount)
             refunds.append({"payment_id": pid, "amount": -amount})
     for f in flights:
         _move_seats(ctx, f, r["cabin"], -len(r["passengers"]))
