@@ -83,6 +83,11 @@ def pick(rng: random.Random, items: list, what: str):
     return rng.choice(items)
 
 
+def one_leg(r: dict) -> bool:
+    """A one-way trip on one direct flight."""
+    return r["trip"] == "one_way" and len(r["flights"]) == 1
+
+
 def name(m: dict) -> str:
     return f"{m['first_name']} {m['last_name']}"
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from ...verify import checks as C
 from ..task import Setup
 from . import checks as K
-from .cast import facts, hello, persona, pick, rng_for, view, where_to
+from .cast import facts, hello, one_leg, persona, pick, rng_for, view, where_to
 from .network import MISSPELT
 from .rules import day_name
-from .tasks_trips import _one_leg
 
 RIGHT = {wrong: right for right, wrong in MISSPELT}
 
@@ -17,7 +16,7 @@ def fix_companion_name(store) -> Setup:
     v = view(store)
     fits = []
     for m in v.members.values():
-        for rs in [[r for r in v.of(m) if v.live(r) and _one_leg(v, r)]]:
+        for rs in [[r for r in v.of(m) if v.live(r) and one_leg(r)]]:
             for r in rs:
                 twins = [o for o in rs if o["id"] != r["id"] and o["destination"] == r["destination"]]
                 comp = r["passengers"][1:] and r["passengers"][1]

@@ -6,12 +6,8 @@ from ...verify import checks as C
 from ..task import Setup
 from . import checks as K
 from . import rules
-from .cast import facts, hello, persona, pick, rng_for, time_of, view, where_to
+from .cast import facts, hello, one_leg, persona, pick, rng_for, time_of, view, where_to
 from .rules import day_name, dollars, dollars_bare
-
-def _one_leg(v, r) -> bool:
-    return r["trip"] == "one_way" and len(r["flights"]) == 1
-
 
 def _alone(v, r) -> bool:
     """No other confirmed trip of the member goes to the same city on the same day."""
@@ -25,7 +21,7 @@ def _bags(n: int) -> str:
 
 def flight_status(store) -> Setup:
     v = view(store)
-    fits = [r for r in v.reservations.values() if v.live(r) and _one_leg(v, r) and _alone(v, r)
+    fits = [r for r in v.reservations.values() if v.live(r) and one_leg(r) and _alone(v, r)
             and v.flight(r["flights"][0])["status"] == "delayed"]
     r = pick(rng_for(store, "al-01"), fits, "live one-way trip on a delayed flight")
     m, f = v.owner(r), v.flight(r["flights"][0])
@@ -49,7 +45,7 @@ def rebook_cancelled(store) -> Setup:
     v = view(store)
     fits = []
     for r in v.reservations.values():
-        if not (v.live(r) and _one_leg(v, r) and _alone(v, r)):
+        if not (v.live(r) and one_leg(r) and _alone(v, r)):
             continue
         f, m = v.flight(r["flights"][0]), v.owner(r)
         pax = len(r["passengers"])
@@ -94,7 +90,7 @@ def bags_on_live_trip(store) -> Setup:
     v = view(store)
     fits = []
     for r in v.reservations.values():
-        if v.live(r) and _one_leg(v, r) and _alone(v, r):
+        if v.live(r) and one_leg(r) and _alone(v, r):
             stale = [o for o in v.of(v.owner(r)) if o["status"] == "cancelled"
                      and o["flights"][0]["flight_id"] == r["flights"][0]["flight_id"]]
             if stale:
@@ -131,7 +127,7 @@ def move_both(store) -> Setup:
     v = view(store)
     fits = []
     for r in v.reservations.values():
-        if v.flying(r) and _one_leg(v, r) and len(r["passengers"]) == 2 and r["fare"] != "saver":
+        if v.flying(r) and one_leg(r) and len(r["passengers"]) == 2 and r["fare"] != "saver":
             f = v.flight(r["flights"][0])
             later = [g for g in v.legs(f["origin"], f["destination"], f["date"])
                      if g["departs_at"] > f["departs_at"] and rules.bookable(g) and g["seats"][r["cabin"]] >= 2]
@@ -177,7 +173,7 @@ def move_both(store) -> Setup:
 
 def refuse_saver_change(store) -> Setup:
     v = view(store)
-    fits = [r for r in v.reservations.values() if v.flying(r) and _one_leg(v, r) and _alone(v, r)
+    fits = [r for r in v.reservations.values() if v.flying(r) and one_leg(r) and _alone(v, r)
             and r["fare"] == "saver" and rules.shift_day(r["flights"][0]["date"], 1) <= "2026-06-22"]
     r = pick(rng_for(store, "al-14"), fits, "live Saver trip")
     m, f = v.owner(r), v.flight(r["flights"][0])
@@ -197,7 +193,7 @@ def rebook_next_day(store) -> Setup:
     v = view(store)
     fits = []
     for r in v.reservations.values():
-        if v.live(r) and _one_leg(v, r) and _alone(v, r):
+        if v.live(r) and one_leg(r) and _alone(v, r):
             f, m = v.flight(r["flights"][0]), v.owner(r)
             nxt = v.flights.get(f"{f['number']}-{rules.shift_day(f['date'], 1)}")
             if (f["status"] == "cancelled" and rules.compensation(m, r, f) and nxt and rules.bookable(nxt)
