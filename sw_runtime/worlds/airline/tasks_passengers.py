@@ -16,13 +16,13 @@ def fix_companion_name(store) -> Setup:
     v = view(store)
     fits = []
     for m in v.members.values():
-        for rs in [[r for r in v.of(m) if v.live(r) and one_leg(r)]]:
-            for r in rs:
-                twins = [o for o in rs if o["id"] != r["id"] and o["destination"] == r["destination"]]
-                comp = r["passengers"][1:] and r["passengers"][1]
-                if (len(twins) == 1 and comp and comp["first_name"] in RIGHT and twins[0]["passengers"][1:2] == [comp]
-                        and twins[0]["flights"][0]["date"] != r["flights"][0]["date"]):
-                    fits.append((r, twins[0]))
+        trips = [r for r in v.of(m) if v.live(r) and one_leg(r)]
+        for r in trips:
+            twins = [o for o in trips if o["id"] != r["id"] and o["destination"] == r["destination"]]
+            comp = r["passengers"][1] if len(r["passengers"]) > 1 else None
+            if (len(twins) == 1 and comp and comp["first_name"] in RIGHT and twins[0]["passengers"][1:2] == [comp]
+                    and twins[0]["flights"][0]["date"] != r["flights"][0]["date"]):
+                fits.append((r, twins[0]))
     r, other = pick(rng_for(store, "al-10"), fits, "two trips to one city with the same misspelt companion")
     m, comp = v.owner(r), r["passengers"][1]
     right = {**comp, "first_name": RIGHT[comp["first_name"]]}
