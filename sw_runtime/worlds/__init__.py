@@ -26,6 +26,7 @@ DISTRIBUTION = "sandworld-runtime"
 
 # The same entries as pyproject.toml's [project.entry-points."sandworld.worlds"].
 BUILTIN = {
+    "billing": "sw_runtime.worlds.billing:WORLD",
     "codehost": "sw_runtime.worlds.codehost:WORLD",
     "coinpurse": "sw_runtime.worlds.coinpurse:WORLD",
     "dummy": "sw_runtime.worlds.dummy:WORLD",
