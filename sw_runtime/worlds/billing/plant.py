@@ -19,7 +19,7 @@ from .seed_people import COMPANIES, LAST, LOOKALIKES
 
 def plant(g: _Gen) -> None:
     r, P = g.rng, g.prices
-    people = iter(pick_people(g, 44))
+    people = iter(pick_people(g, 46))
 
     def new(lo: int = 90, hi: int = 600, created: int | None = None, **card):
         f, l, c = next(people)
@@ -41,8 +41,8 @@ def plant(g: _Gen) -> None:
     # -- plain subscribers on every plan (the tasks pick theirs by a rule in cast.py) -------------------------------
     for price, n in (("team_monthly", 6), ("business_monthly", 3), ("team_annual", 2), ("business_annual", 2),
                      ("team_monthly_2024", 1)):
-        for _ in range(n):
-            plain(price)
+        for _ in range(n):  # annual Business seats always come to more than $500.00
+            plain(price, qty=r.randrange(3, 10) if price == "business_annual" else None)
     plain("team_monthly", extra=[(P["storage"]["id"], 1)])
 
     # -- one-off onboarding charges -------------------------------------------------------------------------------
@@ -87,6 +87,7 @@ def plant(g: _Gen) -> None:
     disputed("won", "fraudulent", NOW - 60 * DAY, NOW - 45 * DAY, -3)
     disputed("lost", "product_unacceptable", NOW - 58 * DAY, NOW - 41 * DAY, -3)
     disputed("warning_closed", "general", NOW - 50 * DAY, NOW - 40 * DAY, -2)
+    disputed("warning_under_review", "general", NOW - 12 * DAY, NOW - 2 * DAY, -1)
     cus, pm = new()  # a small one: Extra storage only
     sub = g.subscribe(cus, pm, [(P["storage"]["id"], r.randrange(1, 4))], cus["created"])
     ch = sorted((c for c in g.s["charges"].values() if c["customer"] == cus["id"]), key=lambda c: c["created"])[-1]
@@ -161,8 +162,21 @@ def plant(g: _Gen) -> None:
         "comment": "Moving to another tool.", "feedback": "switched_service", "reason": "cancellation_requested"})
     cus, pm, sub = plain("business_monthly")
     sub["pause_collection"] = {"behavior": "void", "resumes_at": NOW + r.randrange(10, 40) * DAY}
-    cus, pm, sub = plain("team_monthly")
+    cus, pm, sub = plain("team_monthly")  # canceled; a refund of theirs failed, another is pending
     sub.update(status="canceled", canceled_at=NOW - 20 * DAY, ended_at=NOW - 20 * DAY)
+    older, last = sorted((c for c in g.s["charges"].values() if c["customer"] == cus["id"]),
+                         key=lambda c: c["created"])[-2:]
+    g.refund(last, last["amount"] // 2, NOW - 2 * HOUR, "requested_by_customer")["status"] = "pending"
+    gone = g.refund(older, older["amount"] // 2, NOW - 30 * DAY, "requested_by_customer")
+    gone["status"] = "failed"
+    del g.s["balance_transactions"][gone["balance_transaction"]]
+    gone["balance_transaction"] = None
+    older.update(amount_refunded=0, refunded=False)
+    for status in ("canceled", "requires_action"):  # an abandoned checkout, and one waiting for 3-D Secure
+        g.add("payment_intents", {
+            "id": g.sid("pi"), "object": "payment_intent", "amount": P["onboarding"]["unit_amount"], "currency": "usd",
+            "customer": cus["id"], "description": ONBOARDING, "created": NOW - r.randrange(2, 30) * DAY,
+            "payment_method": pm["id"], "invoice": None, "latest_charge": None, "status": status, "metadata": {}})
     cus, pm = new(created=NOW - 45 * DAY, last4="0002")
     sub = g.subscribe(cus, pm, [(P["team_monthly"]["id"], 2)], cus["created"], billed=0)
     inv = g.bill(cus, sub, pm, sub["current_period_start"], sub["current_period_end"], "open",

@@ -15,6 +15,7 @@ import msgspec
 from msgspec import Meta
 
 from ..tool import tool
+from .state import COLLECTIONS
 from .api import Cursor, Expand, Id, Limit, error, expand, get, page, view
 
 
@@ -26,6 +27,9 @@ class ListArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 _BASE = set(ListArgs.__struct_fields__)
+# What a read may touch: its collection, the objects its view embeds and what expand reaches (nearly everything,
+# through ids). Every write records an event, so leaving events out keeps answers cached across writes.
+READS = tuple(c for c in COLLECTIONS if c not in ("events", "idempotency_keys"))
 
 
 def _lister(name: str, collection: str, params: type, url: str, doc: str, keep=None):
@@ -41,7 +45,8 @@ def _lister(name: str, collection: str, params: type, url: str, doc: str, keep=N
         return page(ctx.store, rows, args, url)
 
     run.__doc__ = doc
-    return tool(writes=False, params=params, name=name, pure=True)(run)
+    reads = READS + ("events",) if collection == "events" else READS
+    return tool(writes=False, params=params, name=name, pure=True, reads=reads)(run)
 
 
 def _getter(name: str, collection: str, what: str, doc: str):
@@ -53,7 +58,7 @@ def _getter(name: str, collection: str, what: str, doc: str):
         return expand(ctx.store, view(ctx.store, get(ctx.store, collection, args.id, what)), args.expand)
 
     run.__doc__ = doc
-    return tool(writes=False, params=Args, name=name, pure=True)(run)
+    return tool(writes=False, params=Args, name=name, pure=True, reads=READS)(run)
 
 
 def _all_filters(params: type) -> tuple:
@@ -117,7 +122,7 @@ def _hit(rec: dict, field: str, op: str, value) -> bool:
     return value in have if op == "~" else have == value
 
 
-@tool(writes=False, params=CustomerSearch, name="Customer.search", pure=True)
+@tool(writes=False, params=CustomerSearch, name="Customer.search", pure=True, reads=READS)
 def customer_search(ctx, args):
     """Search customers (GET /v1/customers/search) with Stripe's query language, e.g. email:'maya@copperleaf.com'
     or name~'lee'. Answers a search_result with data, has_more and next_page."""

@@ -276,7 +276,7 @@ class _Gen:
         and one earlier week failed and came back."""
         monday = NOW - (NOW % (7 * DAY)) - 3 * DAY  # 1970-01-01 was a Thursday
         weeks = [monday - w * 7 * DAY for w in range(10, 0, -1)] + [monday]
-        failed_week = weeks[self.rng.randrange(2, 6)]
+        fail_from = self.rng.randrange(2, 6)  # the first week from here with money in it fails
         bts = sorted(self.s["balance_transactions"].values(), key=lambda b: (b["available_on"], b["id"]))
         for i, week in enumerate(weeks):
             lo = weeks[i - 1] if i else 0
@@ -285,7 +285,9 @@ class _Gen:
             if net <= 0:
                 continue
             last = i == len(weeks) - 1
-            status = "in_transit" if last else "failed" if week == failed_week else "paid"
+            status = "in_transit" if last else "failed" if fail_from is not None and i >= fail_from else "paid"
+            if status == "failed":
+                fail_from = None
             po = self.add("payouts", {
                 "id": self.sid("po"), "object": "payout", "amount": net, "currency": "usd", "created": week,
                 "arrival_date": week + 2 * DAY, "status": status, "method": "standard", "type": "bank_account",
@@ -302,6 +304,11 @@ class _Gen:
             out = self.txn(-net, 0, "payout", po["id"], "STRIPE PAYOUT", week)
             out["available_on"], out["status"] = week, "available"
             po["balance_transaction"] = out["id"]
+        self.add("payouts", {  # a payout started by mistake and canceled before it left
+            "id": self.sid("po"), "object": "payout", "amount": 10_000, "currency": "usd", "created": weeks[1] + DAY,
+            "arrival_date": weeks[1] + 3 * DAY, "status": "canceled", "method": "standard", "type": "bank_account",
+            "description": "Manual payout", "failure_code": None, "failure_message": None,
+            "balance_transaction": None, "metadata": {}})
         pending = self.add("payouts", {
             "id": self.sid("po"), "object": "payout", "amount": 0, "currency": "usd", "created": NOW - HOUR,
             "arrival_date": NOW + 2 * DAY, "status": "pending", "method": "standard", "type": "bank_account",

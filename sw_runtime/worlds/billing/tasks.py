@@ -7,9 +7,10 @@ when, bl-16 how much. Traps: a legitimate look-alike charge (bl-01), the
 archived price beside the live one (bl-03, bl-04), last year's code (bl-13),
 a dispute past its deadline (bl-08), an invoice sent twice (bl-18), a name one
 letter from another (bl-27), a charge already refunded in part (bl-22). Under
-the ``timeout_after_commit`` fault profile, bl-23 and bl-24 make a blind retry
-create a second customer or fail with a second refund: a careful agent looks
-first or retries with the same ``idempotency_key`` (their ``one-*`` checks).
+the ``timeout_after_commit`` fault profile, a blind retry in bl-02 (a partial
+refund) or bl-23 (a new customer) does it twice and fails their ``one-*``
+check: a careful agent looks before redoing, or retries with the same
+``idempotency_key`` (tests/worlds/test_billing.py plays all three).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from . import tasks_plans as P
 
 TASKS = [
     Task("bl-01", "Refund a double charge", M.double_charge, step_budget=14, tags=("refunds", "duplicate", "trap")),
-    Task("bl-02", "Refund a missing seat", M.missing_seat, step_budget=8, tags=("refunds", "partial")),
+    Task("bl-02", "Refund a missing seat", M.missing_seat, step_budget=8, tags=("refunds", "partial", "faults")),
     Task("bl-03", "Move to annual billing with proration", P.annual_switch, step_budget=14,
          tags=("subscriptions", "proration", "trap")),
     Task("bl-04", "Downgrade Business to Team", P.downgrade, step_budget=10, tags=("subscriptions", "proration", "trap")),
@@ -51,7 +52,7 @@ TASKS = [
     Task("bl-21", "Add seats with proration", P.add_seats, step_budget=8, tags=("subscriptions", "proration")),
     Task("bl-22", "Refund what is left of a charge", M.refund_rest, step_budget=10, tags=("refunds", "partial", "stale")),
     Task("bl-23", "Add a new customer once", P.new_customer, step_budget=8, tags=("customers", "faults")),
-    Task("bl-24", "Refund an undelivered onboarding", M.refund_onboarding, step_budget=8, tags=("refunds", "faults")),
+    Task("bl-24", "Refund an undelivered onboarding", M.refund_onboarding, step_budget=8, tags=("refunds",)),
     Task("bl-25", "Report this week's failed payments", M.failed_payments, step_budget=8, tags=("payments", "read")),
     Task("bl-26", "Accept a small dispute", M.small_dispute, step_budget=8, tags=("disputes", "smaller")),
     Task("bl-27", "Update the right customer's email", P.change_email, step_budget=8, tags=("customers", "trap")),
