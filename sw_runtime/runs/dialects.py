@@ -178,9 +178,14 @@ class Stripe(Dialect):
             code = stripe_code
             if answer.get("error", {}).get("code") == "invalid_arguments":
                 code, err["param"] = _stripe_param(message)
-        body = {"type": err.pop("type", "invalid_request_error"), "message": message, **err}
-        if code is not None:
-            body["code"] = code
+        kind = err.pop("type", "invalid_request_error")
+        body = {"code": code} if code is not None else {}
+        if "decline_code" in err:
+            body["decline_code"] = err.pop("decline_code")
+        body["message"] = message
+        if err.get("param") is not None:
+            body["param"] = err.pop("param")
+        body = {**body, "type": kind, **{k: v for k, v in err.items() if k != "param"}}  # Stripe's key order
         return self._stripe(status, body)
 
     @staticmethod
