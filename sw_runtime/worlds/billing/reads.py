@@ -33,12 +33,13 @@ READS = tuple(c for c in COLLECTIONS if c not in ("events", "idempotency_keys"))
 
 
 def _lister(name: str, collection: str, params: type, url: str, doc: str, keep=None):
-    """A list tool: the records whose fields equal every filter given, then ``keep``."""
+    """A list tool: the records whose fields equal every filter given. ``keep``, when given, is
+    ``(the filters compared for equality, keep(store, record, args))`` for the filters that are not."""
     filters = [f for f in params.__struct_fields__ if f not in _BASE]
+    equal = filters if keep is None else [f for f in filters if f in keep[0]]  # the rest is keep[1]'s
 
     def run(ctx, args):
-        want = {f: getattr(args, f) for f in filters if getattr(args, f) is not None and (keep is None or f in
-                                                                                          keep[0])}
+        want = {f: getattr(args, f) for f in equal if getattr(args, f) is not None}
         rows = [r for _, r in ctx.store.scan(collection) if all(r.get(k) == v for k, v in want.items())]
         if keep is not None:
             rows = [r for r in rows if keep[1](ctx.store, r, args)]

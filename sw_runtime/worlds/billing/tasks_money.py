@@ -10,7 +10,7 @@ from ...verify import checks as C
 from ..task import Setup
 from .cast import cast, charges_of
 from .clock import DAY, NOW, bare, day, dollars, ymd
-from .taskkit import (asked, find, first, nc, no_refund, one_refund, refund_check, refunded, rng, said, status,
+from .taskkit import (asked, find, nc, no_refund, one_refund, refund_check, refunded, rng, said, status,
                       who)
 
 
