@@ -127,6 +127,7 @@ def _digest(args) -> int:
     except orjson.JSONDecodeError as e:
         print(f"sandworld digest: {args.file} is not valid JSON: {e}", file=sys.stderr)
         return 2
+    composite = isinstance(data, dict) and isinstance(data.get("environments"), list) and len(data["environments"]) > 1
     if isinstance(data, dict) and isinstance(data.get("collections"), dict):
         data = data["collections"]
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
@@ -137,6 +138,11 @@ def _digest(args) -> int:
         )
         return 2
     try:
+        if composite:  # a composite episode's dump: world.collection keys, one digest per world, combined
+            from .worlds.composite import combine, nest
+
+            print(combine({world: Store(state).digest() for world, state in nest(data).items()}))
+            return 0
         store = Store(data)
     except (TypeError, ValueError, KeyError) as e:
         print(f"sandworld digest: the state cannot be hashed: {e}", file=sys.stderr)
@@ -198,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("digest", help="recompute the digest of a state dump",
                        description="Recompute the sha256 state digest of a state dump (see docs/DIGEST.md).")
     d.add_argument("file", metavar="STATE.json",
-                   help='a JSON object of collection -> {id: record}, or one with a "collections" key')
+                   help='a JSON object of collection -> {id: record}, or one with a "collections" key '
+                        '(a composite episode\'s dump, with its "environments", is hashed per world and combined)')
     d.set_defaults(run=_digest)
 
     # Commands that live with their own area register themselves here.

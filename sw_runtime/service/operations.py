@@ -31,7 +31,7 @@ from ..engine.engine import Engine
 from ..engine.users import ASK_USER
 from ..store import DataFolder
 from ..verify import custom, vocabulary
-from ..worlds import get_world, registry
+from ..worlds import composites, get_world, registry, world_of
 from . import events, reads
 from .created import CreatedAnswers
 from .idempotent import run_keyed
@@ -150,7 +150,8 @@ class Service(RunOps):
     # -- the catalogue -----------------------------------------------------------
 
     def environments(self) -> dict:
-        return {"environments": [w.describe(full=False) for w in registry().values()]}
+        return {"environments": [w.describe(full=False) for w in registry().values()],
+                "composites": [w.describe(full=False) for w in composites()]}
 
     def environment(self, name: str) -> dict:
         return get_world(name).describe()
@@ -169,7 +170,7 @@ class Service(RunOps):
 
     # -- the episode lifecycle ---------------------------------------------------
 
-    async def create(self, environment: str, body: bytes, key: str | None = None, *,
+    async def create(self, environment: str | None, body: bytes, key: str | None = None, *,
                      project: str | None = None) -> Reply:
         async def run():
             req = schemas.decode(schemas.CreateEpisode, body, empty_ok=True)
@@ -178,7 +179,8 @@ class Service(RunOps):
             ep = self.engine.create(environment, req, start, project=project)
             return Reply(_dumps(self._created(ep)), created=True)
 
-        return await self._logged(run_keyed(self.keys, _scope("episodes.create", project), key, environment, body, run))
+        return await self._logged(run_keyed(self.keys, _scope("episodes.create", project), key, environment or "",
+                                            body, run))
 
     async def create_many(self, body: bytes, key: str | None = None, *, project: str | None = None,
                           on_count=None) -> Reply:
@@ -362,9 +364,9 @@ class Service(RunOps):
     async def validate_seed(self, environment: str, body: bytes) -> dict:
         """Check a custom state (and a task on it) without starting anything.
         Parsing a large state takes real time: it runs off the event loop."""
-        world = get_world(environment)
         req = schemas.decode(schemas.ValidateSeed, body)
-        return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id)
+        world = world_of(environment, req.environments)
+        return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id, req.seed)
 
     # -- helpers -----------------------------------------------------------------
 
@@ -409,7 +411,7 @@ class Service(RunOps):
         loop (``None`` when it has none: the engine takes it from there)."""
         if req.state is None or req.snapshot_id is not None:
             return None
-        world = get_world(environment)
+        world = world_of(environment, req.environments)
         task = world.tasks_by_id.get(req.task_id) if req.task_id is not None else None
         return await asyncio.to_thread(custom_seeds.prepare, world, req.state, task, req.seed)
 

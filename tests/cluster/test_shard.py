@@ -238,3 +238,19 @@ def test_every_shard_applies_the_servers_connection_limits(cluster):
                                 cluster.urls))
     assert [(status, err["code"]) for status, err in timed_out] == [(408, "request_timeout")] * len(cluster.urls)
     assert time.monotonic() - t < 25  # the default header timeout is 10 s
+
+
+def test_a_composite_episode_lives_on_one_shard_and_a_batch_steps_both_its_worlds(cluster, shards):
+    pair = ["codehost", "offsite-planning"]
+    with BatchStepper(base_url=cluster.urls[0]) as stepper:
+        envs = stepper.group(pair, 4, seed=2)
+        assert Counter(shard_of(e.episode_id) for e in envs) == {0: 2, 1: 2}
+        calls = [(e, tool, args) for e in envs for tool, args in (
+            ("repos.get", {"owner": "acme", "repo": "api"}), ("slack.conversations.list", {}))]
+        results = stepper.step_many(calls)
+    assert all(r.ok for r in results) and [r.step for r in results] == [1, 2] * 4
+    for e in envs:  # each episode's calls to both worlds were answered by the shard its id names
+        url = cluster.urls[shard_of(e.episode_id)]
+        assert httpx.get(f"{url}/episodes/{e.episode_id}").json()["environments"] == pair
+    made = shards.create(pair, {"seed": 2})
+    assert made["environments"] == pair and made["seed_digest"] == envs[0].observation["seed_digest"]

@@ -35,6 +35,15 @@ def _root(url: str) -> str:
     return url[: -len("/api/v1")] if url.endswith("/api/v1") else url
 
 
+def environment_name(environment) -> str:
+    """A world's name, or a composite's from its worlds: ``["codehost",
+    "offsite-planning"]`` is ``"codehost+offsite-planning"`` (the server
+    puts them in name order; docs/API.md, "Composite episodes")."""
+    if isinstance(environment, (list, tuple)):
+        return "+".join(environment)
+    return environment
+
+
 def create_body(task_id=None, seed=None, signals=False, fault_profile=None, user_simulator=None,
                 agent_name=None, **fields) -> dict:
     """A create-episode body with only the fields that were set, so a server
@@ -133,7 +142,7 @@ class _Routes:
         return [Record(e) for e in answer.body["environments"]]
 
     def _environment(self, name, url):
-        answer = yield Call("GET", url or self.servers.given[0], f"/environments/{name}")
+        answer = yield Call("GET", url or self.servers.given[0], f"/environments/{environment_name(name)}")
         return Record(answer.body)
 
     def _episode(self, episode_id, url):
@@ -151,7 +160,7 @@ class _Routes:
 
     def _create(self, environment, body, url, key):
         url = url or self._home(body) or self.servers.pick(key)
-        answer = yield Call("POST", url, f"/environments/{environment}/episodes", body=body,
+        answer = yield Call("POST", url, f"/environments/{environment_name(environment)}/episodes", body=body,
                             idempotency_key=key or new_key(), expect=(200, 201))
         obs = Observation(answer.body)
         self.servers.learn(obs.get("episode_id"), url)
@@ -229,7 +238,7 @@ class _Routes:
         for i, spec in enumerate(specs):
             spec = dict(spec)
             url = spec.pop("url", None) or self._home(spec) or self.servers.pick()
-            env = spec.pop("environment", None)
+            env = environment_name(spec.pop("environment", None))
             if not env:
                 raise errors.SandworldError(f"episode spec {i} names no environment")
             by_url.setdefault(url, []).append((i, env, create_body(**spec)))
