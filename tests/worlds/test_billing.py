@@ -14,7 +14,8 @@ from sw_runtime.worlds.billing.cast import cast, charges_of
 from sw_runtime.worlds.billing.rules import REFUND_LIMIT
 
 STATUSES = {
-    "subscriptions": {"active", "trialing", "past_due", "canceled", "unpaid", "incomplete", "paused"},
+    "subscriptions": {"active", "trialing", "past_due", "canceled", "unpaid", "incomplete", "incomplete_expired",
+                      "paused"},
     "invoices": {"draft", "open", "paid", "void", "uncollectible"},
     "charges": {"succeeded", "failed"},
     "payment_intents": {"succeeded", "requires_payment_method", "requires_action", "canceled"},
@@ -96,7 +97,7 @@ def test_refusals_are_stripes_errors_and_change_nothing(http, episode):
          "coupon_expired"),
         (call("Dispute.modify", id=c.late["id"], evidence={"customer_name": "x"}), "dispute_past_due"),
         (call("Invoice.pay", id=inv["id"]), "card_declined"),
-        (call("Invoice.void_invoice", id=sub["latest_invoice"]), "invoice_not_open"),
+        (call("Invoice.void_invoice", id=sub["latest_invoice"]), "invoice_not_editable"),
         (call("Customer.retrieve", id="cus_NOPE"), "resource_missing"),
     ]
     for answer, code in refused:

@@ -19,7 +19,7 @@ from .seed_people import COMPANIES, LAST, LOOKALIKES
 
 def plant(g: _Gen) -> None:
     r, P = g.rng, g.prices
-    people = iter(pick_people(g, 46))
+    people = iter(pick_people(g, 47))
 
     def new(lo: int = 90, hi: int = 600, created: int | None = None, **card):
         f, l, c = next(people)
@@ -187,6 +187,13 @@ def plant(g: _Gen) -> None:
     inv = g.bill(cus, sub, pm, cus["created"], period_end(cus["created"], "month"), "open",
                  failure=("generic_decline", "Your card was declined."))
     sub.update(status="incomplete", latest_invoice=inv["id"])
+    cus, pm = new(created=NOW - 3 * DAY - r.randrange(HOUR, 5 * HOUR), last4="0002")  # never paid, expired
+    sub = g.subscribe(cus, pm, [(P["team_monthly"]["id"], 2)], cus["created"], billed=0)
+    inv = g.bill(cus, sub, pm, cus["created"], period_end(cus["created"], "month"), "open",
+                 failure=("generic_decline", "Your card was declined."))
+    inv.update(status="void", amount_remaining=0)
+    inv["status_transitions"]["voided_at"] = cus["created"] + 23 * HOUR
+    sub.update(status="incomplete_expired", latest_invoice=inv["id"], ended_at=cus["created"] + 23 * HOUR)
     cus, pm = new(created=NOW - 40 * DAY)
     sub = g.subscribe(cus, pm, [(P["team_monthly"]["id"], 1)], cus["created"], billed=0)
     sub.update(status="paused", trial_start=cus["created"], trial_end=cus["created"] + 14 * DAY)

@@ -144,7 +144,7 @@ class InvoicePay(InvoiceAction, kw_only=True):
 def _open_invoice(ctx, rid: str, verb: str) -> dict:
     inv = get(ctx.store, "invoices", rid, "invoice")
     if inv["status"] != "open":
-        raise error("invoice_not_open", f"You can only {verb} an open invoice; invoice {rid} is {inv['status']}.",
+        raise error("invoice_not_editable", f"You can only {verb} an open invoice; invoice {rid} is {inv['status']}.",
                     "id")
     return inv
 
@@ -157,7 +157,7 @@ def invoice_pay(ctx, args):
     cus = ctx.store.get("customers", inv["customer"])
     pm_id = args.payment_method or cus["invoice_settings"]["default_payment_method"]
     if pm_id is None:
-        raise error("invoice_payment_method_missing", "The customer has no default payment method; pass "
+        raise error("parameter_missing", "The customer has no default payment method; pass "
                     "payment_method.", "payment_method")
     pm = _own_pm(ctx, cus, pm_id, "payment_method")
     declined = decline(pm, _now(ctx))
