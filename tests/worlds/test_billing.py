@@ -99,6 +99,7 @@ def test_refusals_are_stripes_errors_and_change_nothing(http, episode):
         (call("Invoice.pay", id=inv["id"]), "card_declined"),
         (call("Invoice.void_invoice", id=sub["latest_invoice"]), "invoice_not_editable"),
         (call("Customer.retrieve", id="cus_NOPE"), "resource_missing"),
+        (call("Customer.search", query="description:'Copperleaf'"), "parameter_invalid"),  # not a search field
     ]
     for answer, code in refused:
         assert answer["ok"] is False and answer["error"]["code"] == code, answer

@@ -77,7 +77,7 @@ class CustomerList(ListArgs, kw_only=True):
 class CustomerSearch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     query: Annotated[str, Meta(min_length=1, max_length=1000, description=(
         "Stripe's search query language: clauses field:'value' (exact, case-insensitive) or field~'value' "
-        "(contains, 3+ characters) on email, name, description, phone or metadata['key'], and created>N / "
+        "(contains, 3+ characters) on email, name, phone or metadata['key'], and created>N / "
         "created<N; joined by AND or by OR. Example: name~'lee' AND email~'tallyroom'."))]
     limit: Limit = 10
     page: Annotated[str, Meta(max_length=64, description="The next_page cursor of a previous search.")] | None = None
@@ -101,7 +101,7 @@ def _clauses(query: str) -> tuple:
                                              "field~'value' or created>1700000000.", "query")
         meta, key, field, op, v1, v2, num = m.groups()
         field = f"metadata.{key}" if meta else field
-        if field not in ("email", "name", "description", "phone", "created") and not meta:
+        if field not in ("email", "name", "phone", "created") and not meta:  # Stripe's customer search fields
             raise error("parameter_invalid", f"Field '{field}' is not supported for search on customers.", "query")
         value = int(num) if num is not None else (v1 if v1 is not None else v2)
         if op == "~" and len(str(value)) < 3:

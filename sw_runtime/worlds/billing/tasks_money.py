@@ -213,7 +213,7 @@ def write_off(store) -> Setup:
         instruction=f"{cus['description']} has closed down and won't pay their last invoice. Write it off.",
         checks=[status("uncollectible", f"{inv['number']} was marked uncollectible", "invoices", inv, "uncollectible"),
                 nc(C.Allow(collection="invoices", ops=["updated"], where={"id": inv["id"]}))],
-        solution=[("Customer.search", {"query": f"description:'{cus['description']}'"}),
+        solution=[("Customer.list", {"limit": 100}),
                   ("Invoice.list", {"customer": cus["id"], "status": "open"}),
                   ("Invoice.mark_uncollectible", {"id": inv["id"]})],
         output=(f"Marked {cus['description']}'s unpaid invoice {inv['number']} ({dollars(inv['amount_remaining'])}) "
