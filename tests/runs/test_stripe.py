@@ -123,3 +123,29 @@ def test_a_wrong_key_is_stripes_401_and_not_a_call(v1, client):
     with pytest.raises(stripe.AuthenticationError):
         stripe.Customer.list(api_key="sk_test_wrong")
     assert v1.get(f"/v1/runs/{client['id']}").json()["calls"] == 0
+
+
+def test_the_sdks_own_retry_after_a_timeout_replays_the_refund_instead_of_repeating_it(http, base):
+    """Under timeout_after_commit the refund happens but answers 500; the SDK retries with the same
+    Idempotency-Key it generated, and the world answers the first refund again: one refund, not two."""
+    from sw_runtime.engine import faults
+    from sw_runtime.worlds.billing.cast import cast
+
+    seed = next(s for s in range(2000) if [n for n in range(1, 6) if faults.hits("timeout_after_commit", s, n)] == [2])
+    _, ch = cast(Store(WORLD.generate(seed), collections=WORLD.collections)).single
+    ep = http.post("/environments/billing/episodes", json={"seed": seed, "fault_profile": "timeout_after_commit"}).json()
+    saved = stripe.api_base, stripe.api_key, stripe.max_network_retries
+    stripe.api_base, stripe.api_key = base + ep["tools_url"] + "/api.stripe.com", ep["tools_token"]
+    stripe.max_network_retries = 2
+    try:
+        stripe.Charge.retrieve(ch["id"])  # step 1
+        refund = stripe.Refund.create(charge=ch["id"], reason="requested_by_customer")  # step 2 times out; 3 replays
+        refunds = stripe.Refund.list(charge=ch["id"])
+    finally:
+        stripe.api_base, stripe.api_key, stripe.max_network_retries = saved
+    assert [r.id for r in refunds.data] == [refund.id] and refund.amount == ch["amount"]
+    trace = http.get(f"/episodes/{ep['episode_id']}").json()["trace"]
+    assert [(e["tool"], e["ok"]) for e in trace] == [("Charge.retrieve", True), ("Refund.create", False),
+                                                     ("Refund.create", True), ("Refund.list", True)]
+    assert trace[1]["arguments"]["idempotency_key"] == trace[2]["arguments"]["idempotency_key"]
+    assert trace[2]["mutated"] is False  # the replay changed nothing
