@@ -12,7 +12,7 @@ from . import __version__
 
 # Modules with a ``register(subparsers)`` function adding their commands.
 COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worldkit.commands",
-                         "sw_runtime.security.keys_cmd"]
+                         "sw_runtime.security.keys_cmd", "sw_runtime.cluster.commands"]
 
 
 def _serve(args) -> int:
@@ -110,7 +110,8 @@ def _serve_cluster(args, settings) -> int:
 
     # Handed down, as build_app is: the cluster door imports neither the app nor the HTTP door.
     return serve_cluster(args.replicas, build_app, host=args.host, port=args.port, address=args.address, settings=settings,
-                         name=args.name, log_level=args.log_level, protocol=protocol.configured)
+                         name=args.name, log_level=args.log_level, protocol=protocol.configured,
+                         shared_storage=args.shared_data)
 
 
 def _digest(args) -> int:
@@ -196,6 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--name", default="sandworld",
                    help="with --replicas: the cluster's name; its Ray actors are NAME-shard-0… "
                         "(sandworld.ray.RayShards(NAME) finds them; default: %(default)s)")
+    s.add_argument("--shared-data", action="store_true",
+                   help="with --replicas: the data folder is on storage every Ray node mounts at the same path, "
+                        "so a shard whose node is lost restarts on another node and replays its log there "
+                        "(default: per-node storage; such a shard waits for its node; docs/CLUSTER.md)")
     s.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                    help="log level (default: %(default)s)")
     s.add_argument("--access-log", action="store_true", help="log every request")

@@ -121,6 +121,7 @@ class Engine:
         # Called with (event, episode, evaluation-or-ending) as episodes start,
         # are scored and end (the service hands them to its listeners: webhooks).
         self.on_event = None
+        self.draining = False  # a draining shard takes no new episodes (cluster drain)
         READS.resize(self.settings.read_cache)
         self.reads = READS  # pure-read answers, shared by every engine of the process
 
@@ -325,6 +326,9 @@ class Engine:
         """Refuse ``n`` more open episodes past the caps. O(1): the sweeper,
         not a refused create, is what frees room."""
         s = self.settings
+        if self.draining:
+            raise errors.ShardDraining(f"shard {s.shard} is draining and takes no new episodes; start them on "
+                                       "another shard (GET /api/v1/cluster lists the shards that serve)")
         if self.live + n > s.max_episodes:
             raise errors.RateLimited(
                 f"{n} more episodes would pass this server's maximum of {s.max_episodes} open episodes "

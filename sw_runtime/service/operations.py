@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 import msgspec
 import orjson
@@ -28,6 +29,7 @@ from ..config import Settings
 from ..pagination import PageRequest
 from ..engine import custom_seeds, faults, views
 from ..engine.engine import Engine
+from ..engine.episode import OPEN
 from ..engine.users import ASK_USER
 from ..store import DataFolder
 from ..verify import custom, vocabulary
@@ -74,6 +76,9 @@ class Service(RunOps):
         self._listeners: list = []
         self._hearing: list = []  # each listener's hears (listen), or None
         self.engine.on_event = self._on_event
+        # Where GET /cluster reads the shards from, in a cluster whose members
+        # change (set by the cluster door: cluster/members.py); None: the peers are fixed.
+        self.membership = None
 
     # -- running ---------------------------------------------------------------
 
@@ -99,6 +104,29 @@ class Service(RunOps):
             self.data.store_results(self.engine)
             self.data.close()
             self._opened = False
+
+    async def drain(self, deadline: float) -> int:
+        """Take no new episodes; wait up to ``deadline`` seconds for the open
+        ones to end, then end the rest (``ended_by: "drained"``, scored and
+        stored as any ending). Answers how many it ended."""
+        engine = self.engine
+        engine.draining = True
+        until = time.monotonic() + deadline
+        while engine.live > 0 and time.monotonic() < until:
+            await asyncio.sleep(0.1)
+        ended = 0
+        for ep in [e for e in engine.episodes.values() if e.status == OPEN]:
+            engine.end(ep, "drained")
+            ended += 1
+        self._commit()
+        self.data.store_results(engine)
+        return ended
+
+    def cluster(self) -> list | None:
+        """The shards of this server's cluster as its membership lists them
+        (``[{shard, url, node_id, node, state}]``), or None when its peers
+        are fixed (``Settings.peers``, or a lone server)."""
+        return self.membership.shards() if self.membership is not None else None
 
     def health(self) -> dict:
         return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(self.engine.episodes),

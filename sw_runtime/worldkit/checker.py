@@ -215,11 +215,9 @@ def tool_problems(tool) -> list:
 
 def fingerprints(world, seeds) -> dict:
     """``{seed: {"digest": seed_digest, "tasks": {task_id: sha256 of its setup}}}``."""
-    from sw_core_ext import Store
-
     out = {}
     for seed in seeds:
-        store = Store(world.generate(seed), collections=world.collections)
+        store = world.seed_store(seed)  # a composite's holds one Store per world
         tasks = {}
         for task in world.tasks:
             s = task.setup(store.fork())

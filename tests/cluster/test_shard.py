@@ -35,8 +35,11 @@ PATIENT = Retry(attempts=60, backoff=0.1, max_backoff=2.0, connect_wait=150.0)
 def test_every_shard_lists_the_whole_cluster(cluster):
     listings = [httpx.get(f"{u}/cluster").json() for u in cluster.urls]
     expected = [{"shard": i, "url": u} for i, u in enumerate(cluster.urls)]
-    assert [x["shards"] for x in listings] == [expected, expected]
+    assert [[{"shard": s["shard"], "url": s["url"]} for s in x["shards"]] for x in listings] == [expected, expected]
     assert [x["shard"] for x in listings] == [0, 1]
+    # each shard's node and state, from the cluster's membership (one node here)
+    for shard in listings[0]["shards"]:
+        assert shard["state"] == "serving" and shard["node_id"] and shard["node"]["ip"]
 
 
 def test_a_client_given_one_url_spreads_episodes_and_routes_calls(cluster):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ()
+MODULES = ("codehost_office", "codehost_receivables", "engineering_finance", "groceries_wallet",
+           "office_receivables")
 
 _BY_SET: dict = {}
 for _module in MODULES:
