@@ -51,6 +51,13 @@ def test_every_seed_is_big_has_every_status_and_casts_every_part(seed):
     assert sum(s.count(c) for c in WORLD.collections) >= 200
     for coll, want in STATUSES.items():
         assert {r["status"] for _, r in s.scan(coll)} >= want, coll
+    periods = [(i["subscription"], i["period_start"]) for _, i in s.scan("invoices") if i["subscription"]]
+    assert len(periods) == len(set(periods))  # one invoice per subscription and period
+    for _, inv in s.scan("invoices"):
+        ch = s.get("charges", inv["charge"]) if inv["charge"] else None
+        assert (inv["status"] == "paid") == (ch is not None and ch["status"] == "succeeded"), inv["id"]
+    trials = {x["customer"] for _, x in s.scan("subscriptions", {"status": "trialing"})}
+    assert not [ch for _, ch in s.scan("charges") if ch["customer"] in trials]  # nothing charged during a trial
     c = cast(s)  # raises when a part is missing or not unique
     assert len(c.plain["team_monthly"]) >= 7 and len(c.plain["business_monthly"]) >= 2
     assert max(charges_of(s, cus["id"])[-1]["amount"] for cus, _ in c.plain["business_annual"]) > REFUND_LIMIT

@@ -65,8 +65,9 @@ def plant(g: _Gen) -> None:
         at = anchored()
         cus, old = new(created=at, exp=(r.randrange(1, 3), 2026) if kind == "expired" else None,
                        last4=None if kind == "expired" else "9995")
-        sub = g.subscribe(cus, old, [(P["team_monthly"]["id"], r.randrange(2, 9))], at, billed=2)
+        sub = g.subscribe(cus, old, [(P["team_monthly"]["id"], r.randrange(2, 9))], at, billed=0)
         start = sub["current_period_start"]
+        g.bill(cus, sub, old, add_months(start, -1), start)  # last month's went through
         failure = ("expired_card", "Your card has expired.") if kind == "expired" else (
             "insufficient_funds", "Your card has insufficient funds.")
         inv = g.bill(cus, sub, old, start, sub["current_period_end"], status="open", failure=failure, attempts=2)

@@ -221,7 +221,8 @@ class _Gen:
 
     def subscribe(self, cus: dict, pm: dict, items: list, created: int, status: str = "active",
                   billed: int = 3) -> dict:
-        """A subscription since ``created``; its last ``billed`` periods invoiced and paid."""
+        """A subscription since ``created``; its last ``billed`` periods (the current one among them) invoiced
+        and paid; ``billed=0`` leaves its invoices to the caller."""
         interval = self.prices_by_id(items[0][0])["recurring"]["interval"]
         start = created
         while period_end(start, interval) <= NOW:
@@ -238,8 +239,8 @@ class _Gen:
             "default_payment_method": None, "latest_invoice": None, "collection_method": "charge_automatically",
             "currency": "usd", "metadata": {}})
         self.event("customer.subscription.created", sub, created)
-        periods = [start]
-        while len(periods) < billed and add_months(periods[0], -(12 if interval == "year" else 1)) >= created:
+        periods = [start] if billed else []
+        while periods and len(periods) < billed and add_months(periods[0], -(12 if interval == "year" else 1)) >= created:
             periods.insert(0, add_months(periods[0], -(12 if interval == "year" else 1)))
         for p in periods:
             sub["latest_invoice"] = self.bill(cus, sub, pm, p, period_end(p, interval))["id"]
