@@ -30,6 +30,7 @@ import contextlib
 import dataclasses
 import os
 import re
+import time
 from dataclasses import dataclass
 
 from ..config import Settings
@@ -38,6 +39,7 @@ from .ray_setup import connect, require_ray
 from .shard import ShardServer, advertised
 
 NAMESPACE = "sandworld"
+_MOVE_WAIT = 180.0  # seconds a shard moved off a lost node may take to start before it is tried again
 DEFAULT_NAME = "sandworld"
 
 
@@ -59,6 +61,7 @@ class Cluster:
     def __init__(self, name: str, shards: list, owns_ray: bool, shared_storage: bool = False):
         self.name, self.shards, self.owns_ray = name, shards, owns_ray
         self.shared_storage = shared_storage
+        self._moving: dict = {}  # shard -> when supervise started it on another node
 
     @property
     def urls(self) -> list:
@@ -120,10 +123,14 @@ class Cluster:
         entries = members.entries(self.name)
         alive = {x["NodeID"] for x in ray.nodes() if x.get("Alive")}
         moved = []
+        now = time.monotonic()
         for e in entries:
             if e["state"] != "down" or e.get("node_id") in alive or not alive:
                 continue
             shard = e["shard"]
+            if now - self._moving.get(shard, -_MOVE_WAIT) < _MOVE_WAIT:
+                continue  # started elsewhere already, and still starting (it replays its log)
+            self._moving[shard] = now
             with contextlib.suppress(ValueError):  # the dead one's name goes with it
                 ray.kill(ray.get_actor(actor_name(self.name, shard), namespace=NAMESPACE), no_restart=True)
             node_id = _emptiest(ray, entries)
