@@ -1,7 +1,7 @@
 """Which real service each tool copies, and where a run serves it.
 
 A tool's provider comes from its name's first part (``gmail.messages.list``
-is Gmail's, ``pulls.merge`` GitHub's). Worlds whose tools copy no real API
+is Gmail's, ``pulls.merge`` GitHub's, ``Refund.create`` Stripe's). Worlds whose tools copy no real API
 (coinpurse, quickbasket…) are served over MCP only, under the world's own name.
 """
 
@@ -15,6 +15,9 @@ PROVIDERS = {
     "google.calendar": (("calendar",), [("rest", "www.googleapis.com/calendar/v3")]),
     "github": (("repos", "issues", "pulls", "checks", "teams"), [("rest", "api.github.com")]),
     "jira": (("jira",), [("rest", "kestrel.atlassian.net")]),
+    "stripe": (("Customer", "PaymentMethod", "Product", "Price", "Subscription", "Invoice", "InvoiceItem",
+                "PaymentIntent", "Charge", "Refund", "Dispute", "Coupon", "PromotionCode", "BalanceTransaction",
+                "Payout", "Event"), [("rest", "api.stripe.com")]),
 }
 _PROVIDER_OF = {prefix: provider for provider, (prefixes, _rows) in PROVIDERS.items() for prefix in prefixes}
 
