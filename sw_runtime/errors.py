@@ -144,5 +144,12 @@ class StorageUnavailable(ApiError):
         super().__init__(message, headers={"retry-after": str(retry_after)}, retry_after=retry_after, **extra)
 
 
+class ShardDraining(ApiError):
+    """This shard of a cluster is draining: it takes no new episodes (start
+    them on another shard; ``GET /cluster`` lists which serve)."""
+
+    code, status = "shard_draining", 503
+
+
 class InternalError(ApiError):
     code, status = "internal_error", 500

@@ -41,6 +41,9 @@ class Trigger(_Body):
 
 
 class CreateEpisode(_Body):
+    # The worlds of the episode, one to three (a composite: worlds/composite.py);
+    # on /environments/{env}/episodes the path names the world instead.
+    environments: Annotated[list[Name], msgspec.Meta(max_length=8)] | None = None
     task_id: Name | None = None
     seed: int = 0
     agent_name: Name | None = None
@@ -111,6 +114,10 @@ class CreateSnapshot(_Body):
 class ValidateSeed(_Body):
     state: Any
     task_id: Name | None = None
+    # A composite's worlds (or name them in the path: /environments/a+b/seeds/validate),
+    # and the seed its worlds left out of the envelope boot from.
+    environments: Annotated[list[Name], msgspec.Meta(max_length=8)] | None = None
+    seed: int = 0
 
 
 class RenderChecks(_Body):
@@ -121,9 +128,10 @@ class RenderChecks(_Body):
 
 
 class CreateItem(CreateEpisode, kw_only=True):
-    """One episode of a batch create: the single create's body plus its world."""
+    """One episode of a batch create: the single create's body plus its world
+    (``environment``, or ``environments`` for a composite)."""
 
-    environment: Name
+    environment: Name | None = None
 
 
 class BatchCreate(_Body):

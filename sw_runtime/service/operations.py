@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 import msgspec
 import orjson
@@ -26,13 +27,14 @@ from sw_core_ext import IMPLEMENTATION
 from .. import __version__, errors, schemas
 from ..config import Settings
 from ..pagination import PageRequest
-from ..engine import custom_seeds, faults, views
+from ..engine import browse, custom_seeds, faults, views
 from ..engine.engine import Engine
+from ..engine.episode import OPEN
 from ..engine.users import ASK_USER
 from ..store import DataFolder
 from ..verify import custom, vocabulary
-from ..worlds import get_world, registry
-from . import events, reads
+from ..worlds import composites, get_world, registry, world_of
+from . import events, reads, shards
 from .created import CreatedAnswers
 from .idempotent import run_keyed
 from .keys import IdempotencyKeys
@@ -74,6 +76,9 @@ class Service(RunOps):
         self._listeners: list = []
         self._hearing: list = []  # each listener's hears (listen), or None
         self.engine.on_event = self._on_event
+        # Where GET /cluster reads the shards from, in a cluster whose members
+        # change (set by the cluster door: cluster/members.py); None: the peers are fixed.
+        self.membership = None
 
     # -- running ---------------------------------------------------------------
 
@@ -99,6 +104,29 @@ class Service(RunOps):
             self.data.store_results(self.engine)
             self.data.close()
             self._opened = False
+
+    async def drain(self, deadline: float) -> int:
+        """Take no new episodes; wait up to ``deadline`` seconds for the open
+        ones to end, then end the rest (``ended_by: "drained"``, scored and
+        stored as any ending). Answers how many it ended."""
+        engine = self.engine
+        engine.draining = True
+        until = time.monotonic() + deadline
+        while engine.live > 0 and time.monotonic() < until:
+            await asyncio.sleep(0.1)
+        ended = 0
+        for ep in [e for e in engine.episodes.values() if e.status == OPEN]:
+            engine.end(ep, "drained")
+            ended += 1
+        self._commit()
+        self.data.store_results(engine)
+        return ended
+
+    def cluster(self) -> list | None:
+        """The shards of this server's cluster as its membership lists them
+        (``[{shard, url, node_id, node, state}]``), or None when its peers
+        are fixed (``Settings.peers``, or a lone server)."""
+        return self.membership.shards() if self.membership is not None else None
 
     def health(self) -> dict:
         return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(self.engine.episodes),
@@ -162,10 +190,20 @@ class Service(RunOps):
             for listener in self._listeners:
                 listener(event, ep.project, data)
 
+    def shards(self, own_url: str) -> dict:
+        """``GET /cluster``: this server's shard and the cluster's shards: as its
+        membership lists them on a cluster on Ray (each with its node and state),
+        else from ``Settings.peers`` in shard order (alone, itself at ``own_url``)."""
+        members = self.cluster()
+        if members is not None:
+            return {"shard": self.settings.shard, "shards": members}
+        return shards.listing(self.settings.shard, self.settings.peers, own_url)
+
     # -- the catalogue -----------------------------------------------------------
 
     def environments(self) -> dict:
-        return {"environments": [w.describe(full=False) for w in registry().values()]}
+        return {"environments": [w.describe(full=False) for w in registry().values()],
+                "composites": [w.describe(full=False) for w in composites()]}
 
     def environment(self, name: str) -> dict:
         return get_world(name).describe()
@@ -184,7 +222,7 @@ class Service(RunOps):
 
     # -- the episode lifecycle ---------------------------------------------------
 
-    async def create(self, environment: str, body: bytes, key: str | None = None, *,
+    async def create(self, environment: str | None, body: bytes, key: str | None = None, *,
                      project: str | None = None) -> Reply:
         async def run():
             req = schemas.decode(schemas.CreateEpisode, body, empty_ok=True)
@@ -193,7 +231,8 @@ class Service(RunOps):
             ep = self.engine.create(environment, req, start, project=project)
             return Reply(_dumps(self._created(ep)), created=True)
 
-        return await self._logged(run_keyed(self.keys, _scope("episodes.create", project), key, environment, body, run))
+        return await self._logged(run_keyed(self.keys, _scope("episodes.create", project), key, environment or "",
+                                            body, run))
 
     async def create_many(self, body: bytes, key: str | None = None, *, project: str | None = None,
                           on_count=None) -> Reply:
@@ -335,6 +374,53 @@ class Service(RunOps):
         """Episodes, live and ended, filtered, in pages of stable (id) order."""
         return self.engine.page(status, environment, task_id, page, project)
 
+    def browse(self, filters: browse.Filters, page: PageRequest = PageRequest(), *,
+               project: str | None = None) -> dict:
+        """Episodes newest first, with the viewer's filters and each one's score
+        and pass (``engine/browse.py``)."""
+        return browse.browse(self.engine, filters, page, project)
+
+    def live_changes(self, episode_id: str, *, project: str | None = None) -> dict | None:
+        """What an episode still in memory changed so far (the ``state_diff``
+        its submit would answer), or None once it has left memory."""
+        ep = self.engine.episodes.get(episode_id)
+        if ep is None or (project is not None and ep.project != project):
+            return None
+        return ep.world.by_world(ep.store.diff(ep.start))  # keyed by world, then collection, on a composite
+
+    def snapshots_of(self, episode_id: str, *, project: str | None = None) -> list:
+        return self.engine.snapshots.of(episode_id, project)
+
+    def episode_brief(self, episode: dict, *, project: str | None = None) -> dict:
+        """What an episode read does not repeat: its instruction and policy.
+        From memory while the episode is there; for an ended one that started
+        from a seed, made again from the seed (a task's setup is a function of
+        its seeded state); otherwise unknown (None)."""
+        ep = self.engine.episodes.get(episode["episode_id"])
+        if ep is not None and (project is None or ep.project == project):
+            world, task = ep.world, ep.task
+            policy = f"{world.policy}\n\n{task.policy}" if task is not None and task.policy else world.policy
+            return {"instruction": ep.setup.instruction if ep.setup else None, "policy": policy}
+        if episode.get("task_id") and episode.get("start") == "seed" and episode.get("seed") is not None:
+            with contextlib.suppress(errors.ApiError):
+                got = self.task_preview(episode["environment"], episode["task_id"], episode["seed"])
+                return {"instruction": got["instruction"], "policy": got["policy"]}
+        return {"instruction": None, "policy": None}
+
+    def task_preview(self, environment: str, task_id: str, seed: int = 0) -> dict:
+        """A task made concrete for a seed, as an episode would start it: the
+        instruction, the policy and each check's sentence."""
+        world = get_world(environment)
+        task = world.tasks_by_id.get(task_id)
+        if task is None:
+            raise errors.NotFound(f"{environment} has no task {task_id!r}")
+        setup, _ = self.engine.seeds.setup(world, task, self.engine.seeds.get(world, seed))
+        return {"environment": environment, "task_id": task.id, "title": task.title, "seed": seed,
+                "instruction": setup.instruction, "step_budget": task.step_budget,
+                "policy": f"{world.policy}\n\n{task.policy}" if task.policy else world.policy,
+                "checks": [{"id": c.id, "weight": c.weight, "label": c.label or custom.describe(c)}
+                           for c in setup.checks]}
+
     def delete(self, episode_id: str, *, project: str | None = None) -> dict:
         """End an episode (``ended_by: "deleted"``, scored) and free it."""
         self.data.check_writable()
@@ -382,9 +468,9 @@ class Service(RunOps):
     async def validate_seed(self, environment: str, body: bytes) -> dict:
         """Check a custom state (and a task on it) without starting anything.
         Parsing a large state takes real time: it runs off the event loop."""
-        world = get_world(environment)
         req = schemas.decode(schemas.ValidateSeed, body)
-        return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id)
+        world = world_of(environment, req.environments)
+        return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id, req.seed)
 
     # -- helpers -----------------------------------------------------------------
 
@@ -429,7 +515,7 @@ class Service(RunOps):
         loop (``None`` when it has none: the engine takes it from there)."""
         if req.state is None or req.snapshot_id is not None:
             return None
-        world = get_world(environment)
+        world = world_of(environment, req.environments)
         task = world.tasks_by_id.get(req.task_id) if req.task_id is not None else None
         return await asyncio.to_thread(custom_seeds.prepare, world, req.state, task, req.seed)
 

@@ -47,6 +47,14 @@ def test_bench_batch_prints_its_table():
         assert label in out, label
 
 
+def test_bench_composite_reports_composite_beside_single_in_one_run():
+    rep = json.loads(run(BENCH / "bench_composite.py", "--episodes", "4", "--calls", "50", "--rounds", "1",
+                         "--block", "2", "--json"))
+    measures = {r["measure"]: r["value"] for r in rep["rows"]}
+    for label in ("single: steps/s", "composite, codehost calls / single", "composite, both worlds / single"):
+        assert measures[label] > 0, label
+
+
 def test_bench_gc_compares_each_setting_with_its_collections():
     out = run(BENCH / "bench_gc.py", "--thresholds", "700,10,10", "100000,10,10", "--rounds", "1",
               "--generations", "1", "--episodes", "60", "--seeds", "6", "--batch-size", "30",
@@ -93,3 +101,11 @@ def test_locustfile_runs_headless(tmp_path):  # locust is a dev dependency: this
         stats = {r["Name"]: r for r in csv.DictReader(f)}
     assert int(stats["Aggregated"]["Failure Count"]) == 0
     assert int(stats["create"]["Request Count"]) > 0 and int(stats["batch 20 calls"]["Request Count"]) > 0
+
+
+def test_bench_worlds_prints_each_world_beside_the_other():
+    out = run(BENCH / "bench_worlds.py", "--seeds", "1", "--rounds", "1", "--json")
+    rows = {r["measure"]: r for r in json.loads(out)["rows"]}
+    for world in ("coinpurse", "airline"):
+        for what in ("generate a seed", "set up a task", "create", "reference episode", "verify"):
+            assert rows[f"{world}: {what}"]["value"] > 0, (world, what)
