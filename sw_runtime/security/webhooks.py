@@ -74,6 +74,13 @@ def check_url(url: str) -> str:
         raise errors.InvalidRequest(f"webhook url must be an http:// or https:// URL with a host, not {url!r}")
     if parts.username or parts.password:
         raise errors.InvalidRequest("webhook url must not carry a user or password; sign with the secret instead")
+    try:
+        port = parts.port  # ValueError past 65535 or not a number
+    except ValueError:
+        port = 0
+    if port == 0 or (port is None and parts.netloc.endswith(":")):
+        raise errors.InvalidRequest(f"webhook url {url!r} names no valid port: give 1 to 65535, or none for the "
+                                    "scheme's own")
     return url
 
 
