@@ -99,6 +99,12 @@ class RunEnded(ApiError):
     code, status = "run_ended", 409
 
 
+class BatchPartlyApplied(ApiError):
+    """A keyed ``/batch`` that a crash cut off: its first ``applied`` calls ran (and are kept), the rest not."""
+
+    code, status = "batch_partly_applied", 409
+
+
 class IdempotencyConflict(ApiError):
     """Reference 001's body ``idempotency_key`` sent again with another body."""
 

@@ -20,6 +20,10 @@ def routes(service) -> list:
     @endpoint
     async def batch(request: Request):
         body = await read_body(request, service.max_body)
+        key = idempotency_key(request)
+        if key is not None:
+            return reply_response(await service.batch_keyed(body, key, project=project_of(request),
+                                                            on_count=call_counter(request)))
         answer = await service.batch(body, project=project_of(request), on_count=call_counter(request))
         return json_bytes_response(answer)
 

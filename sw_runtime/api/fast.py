@@ -81,6 +81,10 @@ class FastPaths:
 
     async def _batch(self, scope, body: bytes, key, _arg):
         caller = _Scope(scope)
+        if key is not None:
+            reply = await self.service.batch_keyed(body, key, project=project_of(caller),
+                                                   on_count=call_counter(caller))
+            return 200, reply.body, [_REPLAYED] if reply.replayed else None
         return 200, await self.service.batch(body, project=project_of(caller), on_count=call_counter(caller)), None
 
     async def _step(self, scope, body: bytes, key, eid: str):

@@ -50,6 +50,32 @@ class IdempotencyKeys:
         # Called with (scope, key, fingerprint, canonical, answer, wall-clock expiry) when a
         # key is bound to its answer: the action log keeps keys across restarts.
         self.on_finish = None
+        # Keyed batches a crash cut off: (scope, key) -> (fingerprint, calls applied, calls, wall expiry).
+        self.partial: dict = {}
+
+    def check_partial(self, scope: str, key: str, fingerprint: str) -> None:
+        """Refuse a retry of a keyed batch that a crash cut off (409 saying how far it got)."""
+        got = self.partial.get((scope, key))
+        if got is None:
+            return
+        if got[3] <= time.time():
+            del self.partial[(scope, key)]
+            return
+        if got[0] != fingerprint:
+            raise errors.IdempotencyKeyReused(
+                f"the Idempotency-Key {key!r} was first used with a different request; use a new key")
+        raise errors.BatchPartlyApplied(
+            f"this batch (Idempotency-Key {key!r}) was cut off by a server restart after its first {got[1]} of "
+            f"{got[2]} calls: those ran and are kept, the rest did not. Send calls[{got[1]}:] with a new key",
+            applied=got[1], calls=got[2])
+
+    def mark_partial(self, scope: str, key: str, fingerprint: str, applied: int, calls: int,
+                     expires_wall: float) -> None:
+        """How far a keyed batch got (a replay of the action log: ``kb`` records)."""
+        if applied >= calls:
+            self.partial.pop((scope, key), None)
+        else:
+            self.partial[(scope, key)] = (fingerprint, applied, calls, expires_wall)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -107,6 +133,7 @@ class IdempotencyKeys:
     def restore(self, scope: str, key: str, fingerprint: str, canonical, body: bytes, created: bool,
                 expires_wall: float) -> None:
         """Bring back a finished key (a replay of the action log); an expired one is skipped."""
+        self.partial.pop((scope, key), None)  # it finished after all
         answer = Reply(body, created=created)
         left = expires_wall - time.time()
         if left <= 0:

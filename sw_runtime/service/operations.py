@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import time
 
 import msgspec
 import orjson
@@ -36,7 +37,7 @@ from ..verify import custom, vocabulary
 from ..worlds import composites, get_world, registry, world_of
 from . import events, reads, shards
 from .created import CreatedAnswers
-from .idempotent import run_keyed
+from .idempotent import check_key, fingerprint, run_keyed
 from .keys import IdempotencyKeys
 from .reply import Reply
 from .runs import RunOps
@@ -273,7 +274,26 @@ class Service(RunOps):
         """Many calls to many episodes: ``{"results": [...]}`` as JSON, in call order."""
         return b"".join(await self.batch_chunks(body, project=project, on_count=on_count))
 
-    async def batch_chunks(self, body: bytes, *, project: str | None = None, on_count=None) -> list:
+    async def batch_keyed(self, body: bytes, key: str, *, project: str | None = None, on_count=None) -> Reply:
+        """``batch`` under an Idempotency-Key: a retry gets the first answer
+        again. The last slice's steps and the key reach the log in one line;
+        each slice before it is logged with how far the batch got (``kb``), so
+        a batch a crash cut off answers its retry 409 ``batch_partly_applied``
+        with the number of calls that ran, and runs none of them twice."""
+        scope = _scope("batch", project)
+        check_key(key)
+        self.keys.check_partial(scope, key, fingerprint(scope, "", body))
+
+        async def run():
+            expires = time.time() + self.keys.ttl
+            progress = (scope, key, fingerprint(scope, "", body), expires)
+            chunks = await self.batch_chunks(body, project=project, on_count=on_count, progress=progress)
+            return Reply(b"".join(chunks))
+
+        return await self._logged(run_keyed(self.keys, scope, key, "", body, run))
+
+    async def batch_chunks(self, body: bytes, *, project: str | None = None, on_count=None,
+                           progress: tuple | None = None) -> list:
         """``batch`` as a list of byte chunks to send one after the other.
 
         A large batch is decoded and run in slices of ``SLICE`` calls, the
@@ -304,6 +324,8 @@ class Service(RunOps):
                 break
         engine = self.engine
         if len(calls) <= SLICE:
+            if progress is not None:  # keyed: logged with its key, by batch_keyed
+                return [engine.batch_json(calls, project)]
             try:
                 return [engine.batch_json(calls, project)]
             finally:
@@ -311,11 +333,16 @@ class Service(RunOps):
         chunks = []
         for i in range(0, len(calls), SLICE):
             parts = [b'{"results":[' if i == 0 else b","]
+            last = i + SLICE >= len(calls)
             try:
                 engine.batch_parts(calls[i:i + SLICE], parts, project)
             finally:
-                self._commit()
-            if i + SLICE >= len(calls):
+                if progress is None or not last:
+                    if progress is not None and engine.journal is not None:
+                        scope, key, fp, expires = progress
+                        engine.journal.append(("kb", scope, key, fp, i + SLICE, len(calls), expires))
+                    self._commit()
+            if last:
                 parts.append(b"]}")
             chunks.append(b"".join(parts))
             await asyncio.sleep(0)

@@ -90,6 +90,9 @@ def filtered(lines, needed: set, now: float | None = None, keys: bool = True):
             if h.kind == "k":
                 if keys and _dec(raw, type=tuple)[8] > now:
                     kept.append(raw)
+            elif h.kind == "kb":  # a keyed batch's progress, while its key lives
+                if keys and _dec(raw, type=tuple)[6] > now:
+                    kept.append(raw)
             elif h.subject in needed:
                 kept.append(raw)
         if kept:

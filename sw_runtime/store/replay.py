@@ -11,7 +11,7 @@ report (``/healthz`` shows it) and never silently passed over.
 
 Records (each a JSON array; see ``Engine`` for where they are written):
 ``c`` create, ``s`` step, ``f`` fork, ``p``/``pd`` snapshot taken/deleted,
-``e`` ended, ``k`` idempotency key, ``u`` the reply an llm user gave the step
+``e`` ended, ``k`` idempotency key, ``kb`` how many calls of a keyed ``/batch`` ran so far, ``u`` the reply an llm user gave the step
 after it (so a replay does not ask the model again), ``l`` an episode's own limits
 (a 001 run's ``max_calls`` and timeouts).
 """
@@ -74,6 +74,8 @@ def replay(engine, keys, lines) -> Report:
                 try:
                     if kind == "k":
                         _key(keys, rec, report)
+                    elif kind == "kb":  # how far a keyed batch got (its "k" follows if it finished)
+                        keys.mark_partial(*(_dec(r) for r in rec[1:7]))
                     else:
                         _APPLY[kind](engine, rec, report)
                 except errors.ApiError as e:

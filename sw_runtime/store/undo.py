@@ -37,6 +37,8 @@ def undo(engine, keys, path: str, records: list) -> int:
         kind = rec[0]
         if kind == "k":
             keys.forget(rec[1], rec[2])
+        elif kind == "kb":
+            continue  # a keyed batch's progress: its steps in this line are undone with it
         elif kind == "c":
             made.add(rec[1])
         elif kind == "f":
