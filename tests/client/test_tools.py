@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import warnings
 from types import SimpleNamespace
 
 import pytest
+from openai.lib._pydantic import _ensure_strict_json_schema
 
 from sandworld import SandworldEnv
 from sandworld.tools import (
@@ -88,3 +90,49 @@ def test_dotted_tool_names_round_trip_through_model_formats():
         == [("c1", "gmail.messages.list", {})]
     assert calls_from_openai([{"id": "c2", "function": {"name": "get_balance", "arguments": "{}"}}]) \
         == [("c2", "get_balance", {})]
+
+
+def _strict_ok(schema, where: str) -> None:
+    """OpenAI's strict-mode rules for a schema: every object closed, every property required, no defaults."""
+    assert "default" not in schema and "oneOf" not in schema, where
+    if schema.get("type") == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        assert schema.get("additionalProperties") is False, where
+        assert sorted(schema.get("required", [])) == sorted(props), where
+        for name, sub in props.items():
+            _strict_ok(sub, f"{where}.{name}")
+    for key in ("items",):
+        if isinstance(schema.get(key), dict):
+            _strict_ok(schema[key], f"{where}[]")
+    for sub in schema.get("anyOf", []):
+        _strict_ok(sub, where)
+
+
+def test_strict_openai_tools_meet_strict_mode_for_every_world(api):
+    with SandworldEnv(api) as env:
+        for world in ("coinpurse", "offsite-planning", "codehost", "quickbasket", "receivables", "dummy"):
+            served = env.reset(world)
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                converted = to_openai_responses(served, strict=True)
+            loose = {t["name"] for t in converted if not t["strict"]}
+            assert len(said) == len(loose) and all("free-form" in str(w.message) for w in said)
+            for tool, original in zip(converted, served.tools):
+                if tool["name"] in loose:
+                    continue
+                _strict_ok(tool["parameters"], f"{world}.{tool['name']}")
+                # the OpenAI SDK's own strict-schema pass finds nothing left to change
+                mine = json.loads(json.dumps(tool["parameters"]))
+                assert _ensure_strict_json_schema(mine, path=(), root=mine) == tool["parameters"]
+                optional = set(original["parameters"].get("properties", {})) - set(
+                    original["parameters"].get("required", []))
+                for name in optional:  # optional arguments may be null: the model sends null for "left out"
+                    prop = tool["parameters"]["properties"][name]
+                    types = prop.get("type")
+                    assert (isinstance(types, list) and "null" in types) or {"type": "null"} in prop.get("anyOf", [])
+
+
+def test_strict_calls_read_back_without_their_nulls():
+    call = {"call_id": "c1", "name": "list_requests", "arguments": '{"status": null, "limit": 5}'}
+    assert calls_from_openai([call], drop_nulls=True) == [("c1", "list_requests", {"limit": 5})]
+    assert calls_from_openai([call]) == [("c1", "list_requests", {"status": None, "limit": 5})]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import json
+import warnings
 
 
 def model_name(name: str) -> str:
@@ -61,10 +62,62 @@ def to_openai_chat(tools) -> list:
 
 def to_openai_responses(tools, *, strict: bool = False) -> list:
     """OpenAI Responses API tools: flat ``{"type": "function", name, description,
-    parameters, strict}``. ``strict`` stays off by default: strict mode requires
-    every property to be required, which optional arguments are not."""
-    return [{"type": "function", "name": model_name(n), "description": d, "parameters": s, "strict": strict}
-            for n, d, s in _tools(tools)]
+    parameters, strict}``.
+
+    ``strict=True`` converts each schema to what strict mode accepts: every
+    object closed (``additionalProperties: false``), every property required,
+    an optional one nullable (the model sends ``null`` for "left out": read
+    the calls with ``calls_from_openai(..., drop_nulls=True)``), no
+    ``default``, ``anyOf`` for ``oneOf``. A tool whose arguments hold a
+    free-form object (keys not known in advance) cannot be strict: it is
+    sent with ``strict: false``, and a warning names it."""
+    out = []
+    for n, d, s in _tools(tools):
+        on = strict
+        if strict:
+            try:
+                s = _strict(s, n)
+            except ValueError as e:
+                warnings.warn(str(e), stacklevel=2)
+                on = False
+        out.append({"type": "function", "name": model_name(n), "description": d, "parameters": s, "strict": on})
+    return out
+
+
+def _strict(schema: dict, where: str) -> dict:
+    """``schema`` as OpenAI's strict mode takes it (``to_openai_responses``)."""
+    s = {k: v for k, v in schema.items() if k != "default"}
+    if "oneOf" in s:
+        s["anyOf"] = s.pop("oneOf")
+    if "anyOf" in s:
+        s["anyOf"] = [_strict(x, where) for x in s["anyOf"]]
+    if isinstance(s.get("items"), dict):
+        s["items"] = _strict(s["items"], f"{where}[]")
+    props = s.get("properties")
+    if s.get("type") == "object" or props is not None:
+        if not props and s.get("additionalProperties", True) is not False:
+            raise ValueError(f"{where} takes a free-form object (keys not known in advance), which OpenAI's "
+                             "strict mode cannot describe; it is sent with strict: false")
+        props = props or {}
+        required = set(s.get("required", ()))
+        s["properties"] = {name: _strict(p, f"{where}.{name}") if name in required
+                           else _nullable(_strict(p, f"{where}.{name}")) for name, p in props.items()}
+        s["required"] = list(props)
+        s["additionalProperties"] = False
+    return s
+
+
+def _nullable(p: dict) -> dict:
+    kind = p.get("type")
+    if isinstance(kind, str):
+        p = {**p, "type": [kind, "null"]}
+    elif isinstance(kind, list):
+        p = p if "null" in kind else {**p, "type": [*kind, "null"]}
+    else:
+        return {"anyOf": [p, {"type": "null"}]}
+    if "enum" in p and None not in p["enum"]:
+        p["enum"] = [*p["enum"], None]
+    return p
 
 
 def to_mcp(tools) -> dict:
@@ -83,10 +136,12 @@ def calls_from_anthropic(content) -> list:
     return out
 
 
-def calls_from_openai(tool_calls) -> list:
+def calls_from_openai(tool_calls, *, drop_nulls: bool = False) -> list:
     """``(id, name, arguments)`` of OpenAI tool calls: chat ``message.tool_calls``
     (``{id, function: {name, arguments}}``) or Responses ``function_call`` items
-    (``{call_id, name, arguments}``); ``arguments`` is parsed from its JSON text."""
+    (``{call_id, name, arguments}``); ``arguments`` is parsed from its JSON text.
+    ``drop_nulls``: leave out the arguments the model sent as ``null`` (strict
+    mode's "left out": ``to_openai_responses(strict=True)``)."""
     out = []
     for call in tool_calls or []:
         c = call if isinstance(call, dict) else _as_dict(call)
@@ -96,6 +151,8 @@ def calls_from_openai(tool_calls) -> list:
             args = json.loads(raw) if isinstance(raw, str) else raw
         except json.JSONDecodeError:
             args = {"_unparsed": raw}  # the server answers invalid_arguments: the model sees its mistake
+        if drop_nulls and isinstance(args, dict):
+            args = {k: v for k, v in args.items() if v is not None}
         out.append((c.get("call_id") or c.get("id"), served_name(fn.get("name")), args))
     return out
 
