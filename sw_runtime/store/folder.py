@@ -85,7 +85,7 @@ class DataFolder:
         keys.on_finish = lambda *a: _journal_key(engine, *a)
         engine.users.on_reply = lambda eid, key, reply: _journal_reply(engine, eid, key, reply)
         if self.report.lines:
-            log.warning("replayed the action log %s: %s", path, self.report.as_dict())
+            log.info("replayed the action log %s: %s", path, self.report.as_dict())
         return self.report
 
     def _read_only(self, path: str, info: dict) -> None:

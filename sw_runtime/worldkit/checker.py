@@ -89,8 +89,9 @@ class Report:
 
     def summary(self) -> str:
         if self.ok:
-            return (f"{self.world} {self.version}: ok ({len(self.tasks)} tasks x {len(self.seeds)} seeds, "
-                    f"{sum(t.runs for t in self.tasks)} reference episodes)")
+            tasks, seeds, runs = len(self.tasks), len(self.seeds), sum(t.runs for t in self.tasks)
+            return (f"{self.world} {self.version}: ok ({tasks} task{'s' * (tasks != 1)} x "
+                    f"{seeds} seed{'s' * (seeds != 1)}, {runs} reference episode{'s' * (runs != 1)})")
         shown = self.problems()
         more = f"\n  ... and {len(shown) - 20} more" if len(shown) > 20 else ""
         return f"{self.world} {self.version}: {len(shown)} problems\n  " + "\n  ".join(shown[:20]) + more

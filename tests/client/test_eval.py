@@ -186,11 +186,12 @@ def test_trials_k_gives_pass_hat_k(api, tmp_path):
     assert "pass^3" in r.stdout
 
 
-@pytest.mark.parametrize("command", ["eval", "report", "export", "runs"])
+@pytest.mark.parametrize("command", ["eval", "report", "export", "runs", "compare"])
 def test_every_command_has_help_with_defaults(command):
     r = sandworld(command, "--help")
     assert r.returncode == 0 and f"usage: sandworld {command}" in r.stdout
     assert "--data-dir" in r.stdout and "sandworld-data" in r.stdout
+    assert "%%" not in r.stdout  # a description is printed as written (argparse formats only help= texts)
 
 
 def test_runs_lists_the_stored_runs(reference_run):
@@ -225,3 +226,10 @@ def test_the_reference_agent_passes_the_cross_app_tasks_of_a_composite(api, tmp_
 
     n = len(get_world("codehost+offsite-planning").tasks) * 2
     assert f"{run_id}: {n}/{n} passed" in r.stdout
+
+
+def test_the_run_line_counts_in_the_singular_too(api, tmp_path):
+    r = sandworld("eval", "--agent", "reference", "--tasks", "cp-01", "--seeds", "0", "--trials", "1", "--url", api,
+                  "--data-dir", str(tmp_path), "--no-progress", env={"COLUMNS": "300"})
+    assert r.returncode == 0, r.stderr
+    assert "1 task × 1 seed × 1 trial = 1 episode" in r.stderr and "1 tasks" not in r.stderr

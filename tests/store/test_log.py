@@ -77,3 +77,22 @@ def test_compaction_keeps_what_is_appended_while_it_runs(tmp_path):
     kinds = [(r[0], r[1]) for line in records(folder.log_path) for r in line]
     assert kinds == [("c", "ep_live"), ("s", "ep_live"), ("s", "ep_live")]
     folder.close()
+
+
+def test_the_replay_notice_at_start_is_information_not_a_warning(tmp_path, caplog):
+    from sw_runtime.service import Service
+
+    async def once(body: bytes | None):
+        svc = Service(Settings(data_dir=str(tmp_path)))
+        await svc.start()
+        if body is not None:
+            await svc.create("dummy", body)
+        await svc.stop()
+
+    asyncio.run(once(b'{"task_id": "dm-01"}'))
+    caplog.clear()
+    with caplog.at_level("INFO", logger="sandworld.store"):
+        asyncio.run(once(None))
+    notice = [r for r in caplog.records if "replayed the action log" in r.getMessage()]
+    assert notice and all(r.levelname == "INFO" for r in notice)
+    assert not [r for r in caplog.records if r.levelno >= 30]

@@ -22,7 +22,7 @@ def register(sub) -> None:
         "eval", help="run an agent over a world's tasks and store the results",
         description=(
             "Run an agent over a world's tasks, seeds and trials; store every trial's evaluation and trace in "
-            "SQLite under --data-dir; print a table per task (pass rate and mean score with 95%% intervals, "
+            "SQLite under --data-dir; print a table per task (pass rate and mean score with 95% intervals, "
             "pass^k, mean steps, tool errors). Training episodes and masked trials (infra failures) are left "
             "out of the numbers. Without --url (or $SANDWORLD_API_URL) a local server is started for the run. "
             "Ctrl-C stops the run and keeps what finished (continue it with --resume)."
@@ -85,7 +85,7 @@ def register(sub) -> None:
 
     c = sub.add_parser("compare", help="compare two runs task by task",
                        description="Per task and overall: the pass rate and mean score of RUN_A and RUN_B and "
-                                   "B minus A, with 95%% intervals (Newcombe for pass rates, bootstrap for scores). "
+                                   "B minus A, with 95% intervals (Newcombe for pass rates, bootstrap for scores). "
                                    "An interval that excludes 0 is a difference the trials support.")
     c.add_argument("run_a", metavar="RUN_A", help="the baseline run (or latest)")
     c.add_argument("run_b", metavar="RUN_B", help="the run compared with it (or latest)")
