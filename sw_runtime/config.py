@@ -44,6 +44,9 @@ class Settings:
     header_timeout: float = 10.0  # seconds a request's headers may take to arrive
     body_timeout: float = 30.0  # seconds a request body may pause between chunks
     max_header_bytes: int = 64 * 1024  # request line plus headers
+    # open connections per client IP; past it its oldest idle one is closed (api/protocol.py);
+    # 0: a quarter of the descriptors this process may open, at least 64
+    max_client_connections: int = 0
     # Memory budgets
     keep_ended: int = 2_000  # ended episodes kept in memory (a GET then shows state); the rest only stored
     keep_ended_for: float = 60.0  # seconds an ended episode stays in memory at most
@@ -152,6 +155,7 @@ _RANGES = (
     ("header_timeout", 0.001, 3600),
     ("body_timeout", 0.001, 3600),
     ("max_header_bytes", 1024, 2**24),
+    ("max_client_connections", 0, 1_000_000),
     ("compact_bytes", 1024, 2**50),
     ("keep_ended", 0, 100_000_000),
     ("keep_ended_for", 0, 365 * 86400),

@@ -7,12 +7,18 @@ good request fails. Here a request's headers must arrive within
 ``HEADER_TIMEOUT`` seconds of its first byte (a connection that sends
 nothing is closed after the keep-alive timeout, as an idle one is),
 the body may pause at most ``BODY_TIMEOUT`` seconds between chunks, and the
-request line plus headers may take at most ``MAX_HEADER_BYTES``. What
+request line plus headers may take at most ``MAX_HEADER_BYTES``. A client
+(an IP) holds at most ``MAX_CLIENT_CONNECTIONS`` connections: past it, its
+oldest connection that is not running a request is closed to make room
+(a client opening slow connections only ever evicts its own), and a new
+one is refused only when every one of them is busy. What
 uvicorn answers itself (a request it cannot parse) leaves in the envelope
 ``{"error": {"code", "message"}}`` like every other error.
 """
 
 from __future__ import annotations
+
+import resource
 
 import orjson
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
@@ -22,6 +28,7 @@ from .. import errors
 HEADER_TIMEOUT = 10.0
 BODY_TIMEOUT = 30.0
 MAX_HEADER_BYTES = 64 * 1024
+MAX_CLIENT_CONNECTIONS = 64
 
 
 def error_bytes(status: int, code: str, message: str) -> bytes:
@@ -73,7 +80,15 @@ def configured(settings) -> type:
     return type("SandworldProtocol", (SandworldProtocol,), {
         "header_timeout": settings.header_timeout, "body_timeout": settings.body_timeout,
         "max_header_bytes": settings.max_header_bytes,
+        "max_client_connections": settings.max_client_connections or _auto_connections(), "clients": {},
     })
+
+
+def _auto_connections() -> int:
+    """A quarter of the descriptors this process may open, at least 64: one
+    client never holds them all, and slow ones never starve the rest."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return max(64, (soft if soft != resource.RLIM_INFINITY else 1 << 20) // 4)
 
 
 class SandworldProtocol(HttpToolsProtocol):
@@ -82,6 +97,8 @@ class SandworldProtocol(HttpToolsProtocol):
     header_timeout = HEADER_TIMEOUT
     body_timeout = BODY_TIMEOUT
     max_header_bytes = MAX_HEADER_BYTES
+    max_client_connections = MAX_CLIENT_CONNECTIONS
+    clients: dict = {}  # client IP -> {protocol: None}, oldest first (per configured class: per server)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -95,6 +112,8 @@ class SandworldProtocol(HttpToolsProtocol):
         self._why = None  # what a timeout answers; None: the connection was idle, close it quietly
         self._header_bytes = 0
         self._too_large = False
+        self._busy = False  # a request's headers are in and its response not yet sent
+        self._client = None
         self._late_headers = f"the request headers did not arrive within {self.header_timeout:g} s"
         self._late_body = f"the request body paused for more than {self.body_timeout:g} s"
 
@@ -133,12 +152,37 @@ class SandworldProtocol(HttpToolsProtocol):
         # A connection that sends nothing is closed like an idle keep-alive
         # one; the header timeout starts with a request's first byte.
         self._arm(self.timeout_keep_alive, None)
+        peer = transport.get_extra_info("peername")
+        self._client = peer[0] if peer else None
+        mine = self.clients.setdefault(self._client, {})
+        mine[self] = None
+        if len(mine) > self.max_client_connections:
+            self._make_room(mine)
+
+    def _make_room(self, mine: dict) -> None:
+        """Close this client's oldest connection that runs no request (idle, or
+        still sending its headers); with none, refuse this new one (429)."""
+        for other in mine:
+            if other is not self and not other._busy:
+                other._idle()
+                mine.pop(other, None)
+                return
+        self.transport.write(error_bytes(
+            errors.RateLimited.status, errors.RateLimited.code,
+            f"this client holds {len(mine) - 1} connections, each running a request; at most "
+            f"{self.max_client_connections} (SW_MAX_CLIENT_CONNECTIONS): reuse connections (keep-alive)"))
+        self.transport.close()
 
     def _idle(self) -> None:
         if self.transport is not None and not self.transport.is_closing():
             self.transport.close()
 
     def connection_lost(self, exc) -> None:
+        mine = self.clients.get(self._client)
+        if mine is not None:
+            mine.pop(self, None)
+            if not mine:
+                del self.clients[self._client]
         self._disarm()
         if self._timer is not None:
             self._timer.cancel()
@@ -165,6 +209,7 @@ class SandworldProtocol(HttpToolsProtocol):
         super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
+        self._busy = True
         self._arm(self.body_timeout, self._late_body)
         super().on_headers_complete()
         if self.cycle is not None:
@@ -179,6 +224,7 @@ class SandworldProtocol(HttpToolsProtocol):
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
+        self._busy = False
         self._one_write.flush()  # before anything may close the connection
         super().on_response_complete()
 

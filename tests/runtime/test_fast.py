@@ -64,7 +64,7 @@ def test_a_content_length_that_is_not_a_number_is_400():
     with running_server() as url:
         host, port = url.split("//")[1].split("/")[0].split(":")
         with socket.create_connection((host, int(port))) as s:
-            s.sendall(b"POST /api/v1/batch HTTP/1.1\r\nhost: x\r\ncontent-length: 1x\r\n\r\n{}")
+            s.sendall(b"POST /api/v1/batch HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 1x\r\n\r\n{}")
             head = s.recv(65536)
         # uvicorn's parser may refuse it before the app sees it; either way no 500.
         assert head.startswith(b"HTTP/1.1 4"), head[:200]

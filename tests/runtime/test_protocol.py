@@ -38,7 +38,7 @@ def test_unparseable_http_is_a_json_400(api):
 
 def test_headers_past_the_limit_are_431(api):
     big = b"x-filler: " + b"a" * (protocol.MAX_HEADER_BYTES + 10) + b"\r\n"
-    status, err = envelope(raw(api, b"GET /healthz HTTP/1.1\r\nhost: x\r\n" + big + b"\r\n"))
+    status, err = envelope(raw(api, b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n" + big + b"\r\n"))
     assert status == 431 and err["code"] == "headers_too_large"
 
 
@@ -47,26 +47,26 @@ def test_slow_headers_and_bodies_time_out(monkeypatch):
     # The timeouts are the server's constants; a test server gets short ones.
     with local_server(env={"SW_HEADER_TIMEOUT": "1", "SW_BODY_TIMEOUT": "1"}) as url:
         t = time.monotonic()
-        status, err = envelope(raw(url, b"GET /healthz HTTP/1.1\r\nhost: x\r\n"))  # never ends its headers
+        status, err = envelope(raw(url, b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n"))  # never ends its headers
         assert status == 408 and err["code"] == "request_timeout" and time.monotonic() - t < 5
         # a connection that is silent at first, then sends its request: served
         host, port = url.split("//")[1].split("/")[0].split(":")
         with socket.create_connection((host, int(port)), timeout=20) as s:
             time.sleep(1.5)
-            s.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            s.sendall(b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n")
             assert s.recv(65536).startswith(b"HTTP/1.1 200")
         t = time.monotonic()
-        status, err = envelope(raw(url, b"GET /healthz HTTP/1.1\r\nhost: x\r\n"))
+        status, err = envelope(raw(url, b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n"))
         assert status == 408 and err["code"] == "request_timeout" and time.monotonic() - t < 5
-        status, err = envelope(raw(url, b"POST /api/v1/batch HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{"))
+        status, err = envelope(raw(url, b"POST /api/v1/batch HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 100\r\n\r\n{"))
         assert status == 408 and "body" in err["message"]
         # a kept-alive connection: a quick request, then one whose headers never end, times out in time too
         with socket.create_connection((host, int(port)), timeout=20) as s:
-            s.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+            s.sendall(b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
             assert s.recv(65536).startswith(b"HTTP/1.1 200")
             time.sleep(0.7)
             t = time.monotonic()
-            s.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\n")
+            s.sendall(b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n")
             answer = b""
             while chunk := s.recv(65536):
                 answer += chunk
@@ -115,8 +115,8 @@ def test_a_response_leaves_in_one_write():
 
 
 def test_pipelined_requests_are_answered_whole_and_in_order(api):
-    one = b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n"
-    two = b"GET /api/v1/nowhere HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
+    one = b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n"
+    two = b"GET /api/v1/nowhere HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n"
     answer = raw(api, one + two)  # one packet, two requests; the server closes after the second
     first, _, rest = answer.partition(b"\r\n\r\n")
     length = int(next(h for h in first.split(b"\r\n") if h.lower().startswith(b"content-length")).split(b":")[1])
