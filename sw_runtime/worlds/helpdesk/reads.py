@@ -276,6 +276,7 @@ def views_list(ctx, args):
 
 class ViewArgs(ListArgs, kw_only=True):
     view_id: Annotated[Id, Meta(description="The view's id.")]
+    include: Include | None = None
 
 
 def _meets(ticket: dict, cond: dict) -> bool:
@@ -288,16 +289,18 @@ def _meets(ticket: dict, cond: dict) -> bool:
     return (have == want) if op == "is" else (have != want)
 
 
-@tool(writes=False, params=ViewArgs, name="zendesk.views.tickets", pure=True, reads=("views", "tickets"))
+@tool(writes=False, params=ViewArgs, name="zendesk.views.tickets", pure=True, reads=("views",) + TICKET_READS)
 def views_tickets(ctx, args):
     """List Tickets From a View (GET /api/v2/views/{view_id}/tickets.json): the tickets meeting the view's
-    conditions, newest first."""
+    conditions, newest first. include=slas adds each ticket's SLA metrics."""
     view = ctx.store.get("views", str(args.view_id))
     if view is None:
         raise not_found(f"View {args.view_id}")
     items = [t for _, t in ctx.store.scan("tickets") if all(_meets(t, c) for c in view["conditions"]["all"])]
     items.sort(key=lambda t: (t["created_at"], t["id"]), reverse=True)
-    return page(items, "tickets", f"views/{args.view_id}/tickets.json", args)
+    out = page(items, "tickets", f"views/{args.view_id}/tickets.json", args)
+    out["tickets"] = [ticket_view(ctx.store, t, args.include) for t in out["tickets"]]
+    return out
 
 
 @tool(writes=False, name="zendesk.slas.policies.list", pure=True, reads=("sla_policies",))
