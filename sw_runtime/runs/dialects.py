@@ -10,6 +10,9 @@ a branch in the gateway.
 
 from __future__ import annotations
 
+import base64
+import binascii
+
 import orjson
 from starlette.responses import Response
 
@@ -57,6 +60,10 @@ class Dialect:
         "internal_error": (500, "INTERNAL", "backendError"),
     }
 
+    def token(self, request_headers) -> str | None:
+        """The token a request carries in its headers."""
+        return bearer(request_headers, self.token_schemes)
+
     def refused(self, e: errors.ApiError) -> Response:
         """Refused before any tool ran (token, ended run): 001's envelope."""
         return json(shapes.error(e), e.status)
@@ -64,8 +71,8 @@ class Dialect:
     def no_route(self, message: str) -> Response:
         return self._error(404, "NOT_FOUND", "notFound", message)
 
-    def answer(self, answer: dict) -> Response:
-        """A step's answer in the real API's shape."""
+    def answer(self, answer: dict, tool: str | None = None) -> Response:
+        """A step's answer in the real API's shape (``tool`` is the tool it called)."""
         if answer.get("ok"):
             return json(answer["result"])
         err = answer.get("error") or {}
@@ -96,7 +103,7 @@ class Slack(Dialect):
     def no_route(self, message: str) -> Response:
         return json({"ok": False, "error": "unknown_method"}, 404)
 
-    def answer(self, answer: dict) -> Response:
+    def answer(self, answer: dict, tool: str | None = None) -> Response:
         if answer.get("ok"):
             return json(answer["result"])
         err = answer.get("error") or {}
@@ -123,7 +130,7 @@ class GitHub(Dialect):
     def no_route(self, message: str) -> Response:
         return self._github(404, "Not Found")
 
-    def answer(self, answer: dict) -> Response:
+    def answer(self, answer: dict, tool: str | None = None) -> Response:
         if answer.get("ok"):
             return json(answer["result"])
         err = dict(answer.get("error") or {})
@@ -139,11 +146,70 @@ class GitHub(Dialect):
         return json({"message": message, "documentation_url": GITHUB_DOCS, "status": str(status)}, status)
 
 
-GOOGLE, SLACK, GITHUB = Dialect(), Slack(), GitHub()
+class Zendesk(Dialect):
+    """Zendesk Support's REST API: an OAuth ``Bearer`` token or Basic
+    ``{email}/token:{token}``, unknown parameters ignored, and its error bodies:
+    ``{"error": "RecordNotFound", "description": "Not found"}`` (404),
+    ``RecordInvalid`` with ``details`` (422), ``{"error": "Couldn't authenticate
+    you"}`` (401); a created ticket answers 201."""
+
+    ignores_unknown = True
+    transport = frozenset()
+    created = frozenset({"zendesk.tickets.create"})
+    # A refusal code -> (status, Zendesk's error name, its description). A helpdesk tool's
+    # own refusal carries Zendesk's error and description already.
+    statuses = {"not_found": (404, "RecordNotFound", "Not found"),
+                "invalid": (422, "RecordInvalid", "Record validation errors"),
+                "invalid_arguments": (422, "RecordInvalid", "Record validation errors"),
+                "forbidden": (403, "Forbidden", "You do not have access to this page."),
+                "rate_limited": (429, "APIRateLimitExceeded", "Rate limit exceeded"),
+                "timeout": (504, "GatewayTimeout", "The request timed out"),
+                "server_error": (500, "InternalServerError", "Something went wrong"),
+                "internal_error": (500, "InternalServerError", "Something went wrong")}
+
+    def token(self, request_headers) -> str | None:
+        auth = request_headers.get("authorization", "")
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() != "basic":
+            return bearer(request_headers, ("bearer",))
+        try:  # zenpy's email + API token: "{email}/token:{token}"
+            user, _, secret = base64.b64decode(value.strip()).decode("utf-8").partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+        return secret or None if user.endswith("/token") else None
+
+    def refused(self, e: errors.ApiError) -> Response:
+        if e.status == 401:
+            return json({"error": "Couldn't authenticate you"}, 401)
+        name = {404: "RecordNotFound", 409: "Conflict", 429: "APIRateLimitExceeded"}.get(e.status, "InvalidRequest")
+        return json({"error": name, "description": e.message}, e.status)
+
+    def no_route(self, message: str) -> Response:
+        return json({"error": "InvalidEndpoint", "description": "Not found"}, 404)
+
+    def answer(self, answer: dict, tool: str | None = None) -> Response:
+        if answer.get("ok"):
+            return json(answer["result"], 201 if tool in self.created else 200)
+        err = answer.get("error") or {}
+        status, name, description = self.statuses.get(err.get("code"), (400, "InvalidRequest", "Bad request"))
+        body = {"error": err.get("error", name), "description": err.get("description", description)}
+        if "details" in err:
+            body["details"] = err["details"]
+        elif status == 422:
+            body["details"] = {"base": [{"description": err.get("message", ""), "error": "InvalidValue"}]}
+        response = json(body, status)
+        if "retry_after" in err:
+            response.headers["retry-after"] = str(err["retry_after"])
+        return response
+
+
+GOOGLE, SLACK, GITHUB, ZENDESK = Dialect(), Slack(), GitHub(), Zendesk()
 
 
 def of_path(path: str) -> Dialect:
     """The dialect of a path under tools_url, routed or not (an unknown path still
     answers in its host's shape)."""
     host = path.split("/", 1)[0]
+    if host.endswith(".zendesk.com"):
+        return ZENDESK
     return {"slack.com": SLACK, "api.github.com": GITHUB}.get(host, GOOGLE)

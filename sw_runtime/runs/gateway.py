@@ -75,7 +75,7 @@ class Gateway:
                 if not isinstance(json_body, dict):
                     raise errors.InvalidRequest("the body must be a JSON object")
         query = list(request.query_params.multi_items())
-        token = bearer(request.headers, dialect.token_schemes)
+        token = dialect.token(request.headers)
         if dialect.token_field:  # the token as a form field (or query parameter)
             sent = [v for k, v in form + query if k == "token"]
             field = sent[-1] if sent else json_body.get("token")
@@ -98,4 +98,4 @@ class Gateway:
             props = schema.get("properties", {})
             args = {k: v for k, v in args.items() if k in props}
         answer = await self.svc.tool_call(episode_id, token, routed.tool, orjson.dumps(args), routed.address.surface)
-        return dialect.answer(answer)
+        return dialect.answer(answer, routed.tool)
