@@ -123,7 +123,8 @@ def merge_duplicates(store) -> Setup:
             C.no_collateral(*_changed(first, copy)),
         ],
         solution=[("zendesk.search", {"query": f"type:ticket requester:{who['email']}"}), _show(first), _show(copy),
-                  _show(other), ("zendesk.tickets.merge", {"ticket_id": first["id"], "ids": [copy["id"]]})],
+                  ("zendesk.tickets.comments.list", {"ticket_id": copy["id"]}), _show(other),
+                  ("zendesk.tickets.merge", {"ticket_id": first["id"], "ids": [copy["id"]]})],
         output=(f"#{first['id']} and #{copy['id']} are the same request from {who['name']} about the wrong size on "
                 f"order {order}, so I merged the later #{copy['id']} into #{first['id']}. #{other['id']} is about a "
                 f"different order ({order2}), so it is not a duplicate and I left it open."),
@@ -153,7 +154,7 @@ def tracking_macro(store) -> Setup:
             C.no_collateral(*_changed(t)),
         ],
         solution=[_show(t), ("zendesk.tickets.comments.list", {"ticket_id": t["id"]}),
-                  ("zendesk.macros.list", {"active": True}),
+                  ("zendesk.users.show", {"user_id": t["requester_id"]}), ("zendesk.macros.list", {"active": True}),
                   ("zendesk.macros.apply", {"ticket_id": t["id"], "macro_id": macro["id"]}),
                   _update(t, comment={"body": body, "public": True}, status="pending",
                           additional_tags=["shipping_update"])],
