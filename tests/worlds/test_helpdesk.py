@@ -248,3 +248,40 @@ def test_a_timed_out_write_must_be_checked_not_repeated(engine, task_id):
             if task_id == "hd-20" else ("zendesk.tickets.comments.list", {"ticket_id": calls[-1][1]["ticket_id"]}))
     careful, answers = run(engine, task_id, seed, calls=calls + [look], fault="timeout_after_commit")
     assert answers[write - 1]["error"]["code"] == "timeout" and careful["pass"] is True, failing(careful)
+
+
+# -- through a real server: batch, fork, snapshots, the durable log ------------------------------------------------
+
+
+@pytest.mark.slow
+def test_batch_fork_snapshot_and_a_restart_keep_helpdesk_episodes(tmp_path):
+    import httpx
+    from sandworld.local import local_server_process
+
+    tasks = ("hd-07", "hd-19", "hd-23")
+    setups = {t: TASKS[t].setup(start(3)) for t in tasks}
+    with local_server_process("--data-dir", str(tmp_path)) as (url, _), httpx.Client(base_url=url, timeout=60) as h:
+        ids = {t: h.post("/environments/helpdesk/episodes", json={"task_id": t, "seed": 3}).json()["episode_id"]
+               for t in tasks}
+        longest = max(len(s.solution) for s in setups.values())
+        for k in range(longest - 1):  # every reference but its last call, one batch per round
+            calls = [{"episode_id": ids[t], "tool": s.solution[k][0], "arguments": s.solution[k][1]}
+                     for t, s in setups.items() if k < len(s.solution) - 1]
+            assert all(r["ok"] for r in h.post("/batch", json={"calls": calls}).json()["results"])
+        kid = h.post(f"/episodes/{ids['hd-19']}/fork", json={"n": 1}).json()["episodes"][0]["episode_id"]
+        snap = h.post(f"/episodes/{ids['hd-19']}/snapshots").json()
+        from_snap = h.post("/environments/helpdesk/episodes", json={"task_id": "hd-19", "snapshot_id":
+                                                                     snap["snapshot_id"]}).json()
+        assert h.get(f"/episodes/{from_snap['episode_id']}").json()["digest"] == snap["digest"]
+        last = {t: s.solution[-1] for t, s in setups.items()}
+        digests = {}
+        for eid, t in [*((ids[t], t) for t in tasks), (kid, "hd-19")]:
+            answer = h.post(f"/episodes/{eid}/step", json={"tool": last[t][0], "arguments": last[t][1]}).json()
+            assert answer["ok"], answer
+            digests[eid] = h.get(f"/episodes/{eid}").json()["trace"][-1]["state_digest"]
+        assert digests[kid] == digests[ids["hd-19"]]  # a fork goes on from the same step
+    with local_server_process("--data-dir", str(tmp_path)) as (url, _), httpx.Client(base_url=url, timeout=60) as h:
+        for t in tasks:  # replayed from the durable log: the same trace, then a passing submit
+            assert h.get(f"/episodes/{ids[t]}").json()["trace"][-1]["state_digest"] == digests[ids[t]]
+            ev = h.post(f"/episodes/{ids[t]}/submit", json={"output": setups[t].output}).json()
+            assert ev["pass"] is True and ev["score"] == 1, (t, ev["checks"])
