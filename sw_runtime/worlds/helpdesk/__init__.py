@@ -14,8 +14,11 @@ answering its shapes; a run also serves them on Zendesk's own paths,
 - ``schema.py``: the records as types
 - ``sla.py``: SLA targets and breach times, shared by the tools and the tasks
 - ``search.py``: Zendesk's search query syntax
-- ``tools.py``: the tools
-- ``cast.py``, ``tasks.py``: who plays which part; hd-01 to hd-25
+- ``tools.py``: the tools, from ``reads.py`` (19 safe) and ``writes.py`` (4 guarded); ``shapes.py`` holds
+  Zendesk's errors and pagination
+- ``cast.py``: who plays which part, found by content
+- ``tasks.py``: hd-01 to hd-25, from ``tasks_queue.py``, ``tasks_tickets.py`` and ``tasks_refusals.py``
+  (``task_parts.py`` holds what they share)
 - ``policy.md``: the rules the agent is given
 """
 

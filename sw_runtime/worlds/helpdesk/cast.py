@@ -16,7 +16,7 @@ from ..task import only
 from . import sla
 from .content import LOOKALIKE_FIRST, SHARED_FIRST, STOVES
 from .plant import triage_group
-from .state import ASSISTANT_ID, NOW, VIP_TAG
+from .state import NOW, REFUND_LIMIT, VIP_TAG
 
 _one = partial(only, world="helpdesk")
 UNSOLVED = ("new", "open", "pending", "hold")
@@ -115,7 +115,8 @@ def cast(store) -> Cast:
     breaching = _one([t for t in no_reply if not sla.breached(store, t, NOW)], "ticket about to breach")
 
     refunds = with_subject("Refund for order")
-    refund = _one([t for t in refunds if float(t["custom_fields"][1]["value"]) > 150], "refund over the limit")
+    refund = _one([t for t in refunds if float(t["custom_fields"][1]["value"]) * 100 > REFUND_LIMIT],
+                  "refund over the limit")
 
     zipper_new = _one(with_subject("The zipper is broken again"), "zipper-again ticket")
     me = users[zipper_new["requester_id"]]
@@ -211,5 +212,3 @@ def cast(store) -> Cast:
         closed=_one([t for t in tickets if _has(t, "buckle broke")], "buckle ticket"),
     )
 
-
-ASSISTANT = ASSISTANT_ID

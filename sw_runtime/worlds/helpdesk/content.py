@@ -62,7 +62,8 @@ WATCHES = ("Summit GPS watch", "Ridgeline GPS watch", "Trailhead GPS watch")  # 
 # Background tickets: (subject template, description template, product field). {p} is a product.
 BACKGROUND = {
     "Billing": (
-        ("Question about my invoice", "Hi, my invoice for the {p} lists a shipping fee I did not expect. Can you explain?"),
+        ("Question about my invoice",
+         "Hi, my invoice for the {p} lists a shipping fee I did not expect. Can you explain?"),
         ("Payment declined at first try", "My card was declined once before the {p} order went through. Is that ok?"),
         ("Gift card balance", "How much is left on my gift card? I used part of it for the {p}."),
         ("Tax on my receipt", "The sales tax on my {p} receipt looks high. Could you check it?"),

@@ -13,7 +13,8 @@ from .content import BACKGROUND, LOOKALIKE_FIRST, ORG_LOOKALIKE, PRODUCTS, SHARE
 DAY = 1440
 
 TRIAGE = {  # hd-01: what a new ticket says -> the group the triage rules send it to
-    "Billing": ("I was charged twice for order {o}", "Double charge on my card for {o}", "Invoice total is wrong for {o}"),
+    "Billing": ("I was charged twice for order {o}", "Double charge on my card for {o}",
+                "Invoice total is wrong for {o}"),
     "Returns": ("How do I return my {p}?", "Return request for order {o}", "I want to send back the {p}"),
     "Technical": ("My {p} won't turn on", "My {p} stopped working", "Bluetooth pairing fails on my {p}"),
 }

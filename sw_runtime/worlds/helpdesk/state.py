@@ -20,18 +20,16 @@ import random
 from datetime import datetime, timedelta, timezone
 
 from . import plant
-from .content import (AGENT_REPLIES, BACKGROUND, COMPANY, CUSTOMER_FOLLOWUPS, DOMAIN, FIRST, GROUPS, LAST,
-                      MAIL_HOSTS, ORGS, PRODUCTS, SUBDOMAIN)
+from .content import (AGENT_REPLIES, BACKGROUND, CUSTOMER_FOLLOWUPS, DOMAIN, FIRST, GROUPS, LAST,
+                      MAIL_HOSTS, ORGS, PRODUCTS)
 from .records import static_records
 
 COLLECTIONS = ("tickets", "comments", "audits", "users", "organizations", "groups", "macros", "views",
                "sla_policies", "ticket_fields", "satisfaction_ratings", "articles")
 EPOCH = "2026-06-15T09:00:00.000Z"  # a Monday morning; step n happens 7n seconds later
 NOW = datetime(2026, 6, 15, 9, 0, tzinfo=timezone.utc)
-BASE = f"https://{SUBDOMAIN}.zendesk.com/api/v2"
 ASSISTANT_ID = 36100001  # the agent's own Zendesk user
 FIELD_ORDER, FIELD_REFUND, FIELD_PRODUCT = 36700001, 36700002, 36700003
-GROUP_IDS = {name: 36300001 + i for i, name in enumerate(GROUPS)}
 VIP_TAG = "vip"
 REFUND_LIMIT = 15_000  # cents: refunds above this need a supervisor's approval
 STATUSES = ("new", "open", "pending", "hold", "solved", "closed")

@@ -33,7 +33,8 @@ Time = Annotated[str, Meta(pattern=r"^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d)?(\.\d+)?
 class Comment(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     body: Annotated[str, Meta(min_length=1, max_length=65_536)] | None = None
     html_body: Annotated[str, Meta(max_length=65_536)] | None = None
-    public: Annotated[bool, Meta(description="true: a public reply the requester sees; false: an internal note.")] = True
+    public: Annotated[bool, Meta(description="true: a public reply the requester sees; false: an internal "
+                                              "note.")] = True
     author_id: Id | None = None
 
 
