@@ -34,6 +34,9 @@ class Trigger(_Body):
 
 
 class CreateEpisode(_Body):
+    # The worlds of the episode, one to three (a composite: worlds/composite.py);
+    # on /environments/{env}/episodes the path names the world instead.
+    environments: list[str] | None = None
     task_id: str | None = None
     seed: int = 0
     agent_name: str | None = None
@@ -104,6 +107,10 @@ class CreateSnapshot(_Body):
 class ValidateSeed(_Body):
     state: Any
     task_id: str | None = None
+    # A composite's worlds (or name them in the path: /environments/a+b/seeds/validate),
+    # and the seed its worlds left out of the envelope boot from.
+    environments: list[str] | None = None
+    seed: int = 0
 
 
 class RenderChecks(_Body):
@@ -114,9 +121,10 @@ class RenderChecks(_Body):
 
 
 class CreateItem(CreateEpisode, kw_only=True):
-    """One episode of a batch create: the single create's body plus its world."""
+    """One episode of a batch create: the single create's body plus its world
+    (``environment``, or ``environments`` for a composite)."""
 
-    environment: str
+    environment: str | None = None
 
 
 class BatchCreate(_Body):

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sw_core_ext import Store
-
 from .. import errors
 from ..verify.score import baseline
 
@@ -87,7 +85,7 @@ def prepare(world, state, task=None, seed: int = 0) -> Start:
     issues = issues_of(world, state)
     if issues:
         raise invalid_state(world, issues)
-    store = Store(state, collections=world.collections)
+    store = world.state_store(state, seed)
     start = Start(store=store, digest=store.digest(), kind="state", seed=seed)
     if task is not None:
         set_up(world, task, start)
@@ -113,14 +111,21 @@ def set_up(world, task, start) -> tuple:
     return got
 
 
-def validate(world, state, task_id: str | None = None) -> dict:
+def validate(world, state, task_id: str | None = None, seed: int = 0) -> dict:
     """What ``/seeds/validate`` answers: ``{valid, issues: [{path, message}]}``,
     plus the ``digest`` the episode would start with when the state is valid.
-    With ``task_id``, also whether that task can be set up on it."""
+    With ``task_id``, also whether that task can be set up on it. A
+    composite's answer adds ``worlds``: each world's own verdict, and
+    whether it starts from the envelope (``"state"``) or from ``seed``."""
     issues = issues_of(world, state)
+    per_world = _per_world(world, state, issues, seed)
     if issues:
-        return {"valid": False, "issues": issues}
-    start = prepare(world, state)
+        return {"valid": False, "issues": issues, **per_world}
+    start = prepare(world, state, seed=seed)
+    if per_world:
+        for name, digest in start.store.digests().items():
+            if per_world["worlds"][name]["valid"]:
+                per_world["worlds"][name]["digest"] = digest
     if task_id is not None:
         task = world.tasks_by_id.get(task_id)
         if task is None:
@@ -128,8 +133,23 @@ def validate(world, state, task_id: str | None = None) -> dict:
         try:
             set_up(world, task, start)
         except errors.InvalidRequest as e:
-            return {"valid": False, "issues": e.extra["issues"]}
-    return {"valid": True, "issues": [], "digest": start.digest}
+            return {"valid": False, "issues": e.extra["issues"], **per_world}
+    return {"valid": True, "issues": [], "digest": start.digest, **per_world}
+
+
+def _per_world(world, state, issues: list, seed: int) -> dict:
+    """A composite's verdict per world (empty for one world)."""
+    parts = getattr(world, "parts", None)
+    if not parts:
+        return {}
+    given = state if isinstance(state, dict) else {}
+    out = {}
+    for name in parts:
+        mine = [i for i in issues if i["path"] == f"$.{name}" or i["path"].startswith((f"$.{name}.", f"$.{name}["))]
+        out[name] = {"source": "state" if name in given else "seed", "valid": not mine, "issues": mine}
+        if name not in given:
+            out[name]["seed"] = seed
+    return {"worlds": out}
 
 
 def start_name(start) -> str:

@@ -38,8 +38,9 @@ def _fragment(key: tuple, owner, make):
 
 
 def _identity(ep) -> dict:
-    """Which episode: the first fields of every answer about one."""
-    return {
+    """Which episode: the first fields of every answer about one (and, for a
+    composite, its worlds and their versions)."""
+    body = {
         "episode_id": ep.id,
         "environment": ep.world.name,
         "environment_version": ep.world.version,
@@ -47,6 +48,11 @@ def _identity(ep) -> dict:
         "seed": ep.seed,
         "agent_name": ep.agent_name,
     }
+    parts = getattr(ep.world, "parts", None)
+    if parts:
+        body["environments"] = ep.world.environments
+        body["environment_versions"] = ep.world.environment_versions
+    return body
 
 
 def _options(ep) -> dict:
@@ -158,8 +164,13 @@ def state_names(ep, collections: list | None = None) -> list:
 
 
 def state_head(ep) -> dict:
-    """A state dump's fields other than its collections."""
-    return {"episode_id": ep.id, "environment": ep.world.name, "steps": ep.steps, "digest": ep.digest}
+    """A state dump's fields other than its collections (a composite's names
+    its worlds and each one's digest)."""
+    body = {"episode_id": ep.id, "environment": ep.world.name, "steps": ep.steps, "digest": ep.digest}
+    if getattr(ep.world, "parts", None):
+        body["environments"] = ep.world.environments
+        body["digests"] = ep.store.digests()
+    return body
 
 
 def state(ep, collections: list | None = None) -> dict:
@@ -170,5 +181,5 @@ def state(ep, collections: list | None = None) -> dict:
     body = state_head(ep)
     body["collections"] = dump
     if collections is not None:
-        body["collections_digest"] = Store(dump).digest()
+        body["collections_digest"] = Store(dump).digest()  # over the names as dumped (world.collection in a composite)
     return body
