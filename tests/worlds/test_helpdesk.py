@@ -55,7 +55,7 @@ def test_the_tasks_cover_the_bar():
     assert sum(bool(s.hidden_facts) for s in setups.values()) >= 3
     assert sum(len(s.solution) >= 6 for s in setups.values()) >= 5
     assert sum("trap" in t.tags for t in WORLD.tasks) >= 3
-    assert sum("faults" in t.tags for t in WORLD.tasks) >= 2
+    assert sum("fault:timeout_after_commit" in t.tags for t in WORLD.tasks) >= 2
     for t in WORLD.tasks:
         s = setups[t.id]
         assert s.instruction and s.output and t.step_budget >= len(s.solution), t.id

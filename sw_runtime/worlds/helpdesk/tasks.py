@@ -25,6 +25,8 @@ from .tasks_tickets import (callback_due_date, closed_followup, create_ticket_on
                             merge_duplicates, missing_order_number, reply_once, right_article, tracking_macro,
                             which_customer, who_lowered_priority)
 
+FAULT = "timeout_after_commit"  # the profile hd-20 and hd-21 are written for: a blind retry does the job twice
+
 TASKS = [
     Task("hd-01", "Triage the new tickets", triage_inbox, policy=TRIAGE_POLICY, step_budget=14,
          tags=("triage", "long")),
@@ -52,8 +54,9 @@ TASKS = [
     Task("hd-18", "Follow up bad satisfaction ratings", bad_ratings, step_budget=14,
          tags=("satisfaction", "long", "trap")),
     Task("hd-19", "Close stale pending tickets", stale_pending, step_budget=16, tags=("macro", "long", "trap")),
-    Task("hd-20", "Open a ticket exactly once", create_ticket_once, step_budget=7, tags=("faults", "create")),
-    Task("hd-21", "Reply exactly once", reply_once, step_budget=6, tags=("faults", "reply")),
+    Task("hd-20", "Open a ticket exactly once", create_ticket_once, step_budget=7,
+         tags=("fault", f"fault:{FAULT}", "create")),
+    Task("hd-21", "Reply exactly once", reply_once, step_budget=6, tags=("fault", f"fault:{FAULT}", "reply")),
     Task("hd-22", "A customer's open tickets", customers_open_tickets, step_budget=5, tags=("read-only", "trap")),
     Task("hd-23", "Link incidents to a problem", link_incidents, step_budget=12, tags=("problem", "long", "trap")),
     Task("hd-24", "Escalate with a macro", escalation_macro, step_budget=7, tags=("macro",)),
