@@ -163,6 +163,9 @@ def test_zenpy_drives_the_tools_and_leaves_steps_digests(v1, http):
     assert ticket.id == target and ticket.status == "open"
     found = list(zd.search(type="ticket", status="new"))
     assert len(found) == 5 and all(t.status == "new" for t in found)
+    unsolved = list(zd.search(type="ticket", status_less_than="solved"))  # two pages: zenpy follows next_page
+    state = WORLD.generate(0)["tickets"].values()
+    assert len(unsolved) == sum(t["status"] in ("new", "open", "pending", "hold") for t in state) > 100
     assert [c.public for c in zd.tickets.comments(ticket=target)][0] is True
     requested = list(zd.users.requested(ticket.requester_id))
     assert {target, copy} <= {t.id for t in requested}

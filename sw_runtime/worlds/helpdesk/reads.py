@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Literal
+from urllib.parse import quote_plus
 
 import msgspec
 from msgspec import Meta
@@ -133,7 +134,7 @@ def search(ctx, args):
         return (v is not None, v if v is not None else "", rec["id"])
     found.sort(key=key, reverse=args.sort_order == "desc")
     results = [{**rec, "result_type": kind} for kind, rec in found]
-    out = page(results, "results", "search.json", args, query=f"query={args.query}")
+    out = page(results, "results", "search.json", args, query=f"query={quote_plus(args.query)}")
     out["facets"] = None
     return out
 
@@ -362,7 +363,7 @@ def articles_search(ctx, args):
             hits.append((-sum(w in a["title"].lower() for w in words), a["id"], a))
     hits.sort(key=lambda h: h[:2])
     out = page([h[2] for h in hits], "results", "help_center/articles/search.json", args,
-               query=f"query={args.query}")
+               query=f"query={quote_plus(args.query)}")
     out.update(page=args.page, per_page=args.per_page, page_count=max(1, -(-out["count"] // args.per_page)))
     return out
 
