@@ -50,7 +50,8 @@ def sla_breach(store) -> Setup:
                     "policy.",
         checks=[
             field_is("urgent", f"#{t['id']} is urgent", t, "priority", "urgent"),
-            field_is("priority-group", f"#{t['id']} is in Priority Support", t, "group_id", c.groups["Priority Support"]),
+            field_is("priority-group", f"#{t['id']} is in Priority Support", t, "group_id",
+                     c.groups["Priority Support"]),
             C.FieldContains(id="tagged", label=f"#{t['id']} is tagged sla_breached", collection="tickets",
                             field="tags", value="sla_breached", where={"id": t["id"]}),
             field_is("near-untouched", f"#{near['id']}, not yet breached, keeps priority high", near, "priority",
