@@ -61,7 +61,7 @@ class Dialect:
     }
 
     def token(self, request_headers) -> str | None:
-        """The token a request carries in its headers."""
+        """The run's token, as this API's clients send it."""
         return bearer(request_headers, self.token_schemes)
 
     def refused(self, e: errors.ApiError) -> Response:
@@ -71,8 +71,8 @@ class Dialect:
     def no_route(self, message: str) -> Response:
         return self._error(404, "NOT_FOUND", "notFound", message)
 
-    def answer(self, answer: dict, tool: str | None = None) -> Response:
-        """A step's answer in the real API's shape (``tool`` is the tool it called)."""
+    def answer(self, answer: dict, address=None) -> Response:
+        """A step's answer in the real API's shape (``address``: the route it came by)."""
         if answer.get("ok"):
             return json(answer["result"])
         err = answer.get("error") or {}
@@ -103,7 +103,7 @@ class Slack(Dialect):
     def no_route(self, message: str) -> Response:
         return json({"ok": False, "error": "unknown_method"}, 404)
 
-    def answer(self, answer: dict, tool: str | None = None) -> Response:
+    def answer(self, answer: dict, address=None) -> Response:
         if answer.get("ok"):
             return json(answer["result"])
         err = answer.get("error") or {}
@@ -130,7 +130,7 @@ class GitHub(Dialect):
     def no_route(self, message: str) -> Response:
         return self._github(404, "Not Found")
 
-    def answer(self, answer: dict, tool: str | None = None) -> Response:
+    def answer(self, answer: dict, address=None) -> Response:
         if answer.get("ok"):
             return json(answer["result"])
         err = dict(answer.get("error") or {})
@@ -146,16 +146,67 @@ class GitHub(Dialect):
         return json({"message": message, "documentation_url": GITHUB_DOCS, "status": str(status)}, status)
 
 
+class Jira(Dialect):
+    """Jira Cloud's REST API: the API token by HTTP Basic (``email:token``, as the
+    SDKs send it) or ``Bearer``; unknown parameters ignored; success as 200, 201
+    or 204 by operation; errors ``{"errorMessages": [...], "errors": {field: message}}``
+    with Jira's status (404 for an issue the user may not see)."""
+
+    token_schemes = ("bearer", "basic")
+    ignores_unknown = True
+    transport = frozenset()
+    statuses = {"not_found": 404, "forbidden": 403, "unauthorized": 401, "invalid_arguments": 400,
+                "bad_request": 400, "rate_limited": 429, "timeout": 504, "server_error": 500, "internal_error": 500}
+
+    def token(self, request_headers) -> str | None:
+        auth = request_headers.get("authorization", "")
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() != "basic":
+            return bearer(request_headers, ("bearer",))
+        try:  # email:api-token; the token is the run's
+            _user, _, secret = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+        return secret or None
+
+    def refused(self, e: errors.ApiError) -> Response:
+        message = ("You are not authenticated. Authentication required to perform this operation."
+                   if e.status == 401 else e.message)
+        return self._jira(e.status, [message], {})
+
+    def no_route(self, message: str) -> Response:
+        return self._jira(404, [f"null for uri: {message}"], {})
+
+    def answer(self, answer: dict, address=None) -> Response:
+        if answer.get("ok"):
+            status = address.ok_status if address is not None else 200
+            if status == 204 or answer.get("result") is None:  # POST /issueLink: 201 with no body
+                return Response(status_code=status)
+            return json(answer["result"], status)
+        err = answer.get("error") or {}
+        status = err.get("status")
+        if not isinstance(status, int):
+            status = self.statuses.get(err.get("code", ""), 400)
+        messages = err.get("errorMessages")
+        fields = err.get("errors")
+        if not isinstance(messages, list) or not isinstance(fields, dict):  # an engine refusal, not the tool's
+            messages, fields = [err.get("message", "")], {}
+        return self._jira(status, messages, fields)
+
+    @staticmethod
+    def _jira(status: int, messages: list, fields: dict) -> Response:
+        return json({"errorMessages": messages, "errors": fields}, status)
+
+
 class Zendesk(Dialect):
     """Zendesk Support's REST API: an OAuth ``Bearer`` token or Basic
     ``{email}/token:{token}``, unknown parameters ignored, and its error bodies:
     ``{"error": "RecordNotFound", "description": "Not found"}`` (404),
     ``RecordInvalid`` with ``details`` (422), ``{"error": "Couldn't authenticate
-    you"}`` (401); a created ticket answers 201."""
+    you"}`` (401); a created ticket answers 201 (its address's ``ok_status``)."""
 
     ignores_unknown = True
     transport = frozenset()
-    created = frozenset({"zendesk.tickets.create"})
     # A refusal code -> (status, Zendesk's error name, its description). A helpdesk tool's
     # own refusal carries Zendesk's error and description already.
     statuses = {"not_found": (404, "RecordNotFound", "Not found"),
@@ -173,10 +224,10 @@ class Zendesk(Dialect):
         if scheme.lower() != "basic":
             return bearer(request_headers, ("bearer",))
         try:  # zenpy's email + API token: "{email}/token:{token}"
-            user, _, secret = base64.b64decode(value.strip()).decode("utf-8").partition(":")
+            user, _, secret = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
         except (binascii.Error, UnicodeDecodeError):
             return None
-        return secret or None if user.endswith("/token") else None
+        return (secret or None) if user.endswith("/token") else None
 
     def refused(self, e: errors.ApiError) -> Response:
         if e.status == 401:
@@ -187,9 +238,9 @@ class Zendesk(Dialect):
     def no_route(self, message: str) -> Response:
         return json({"error": "InvalidEndpoint", "description": "Not found"}, 404)
 
-    def answer(self, answer: dict, tool: str | None = None) -> Response:
+    def answer(self, answer: dict, address=None) -> Response:
         if answer.get("ok"):
-            return json(answer["result"], 201 if tool in self.created else 200)
+            return json(answer["result"], address.ok_status if address is not None else 200)
         err = answer.get("error") or {}
         status, name, description = self.statuses.get(err.get("code"), (400, "InvalidRequest", "Bad request"))
         body = {"error": err.get("error", name), "description": err.get("description", description)}
@@ -203,13 +254,15 @@ class Zendesk(Dialect):
         return response
 
 
-GOOGLE, SLACK, GITHUB, ZENDESK = Dialect(), Slack(), GitHub(), Zendesk()
+GOOGLE, SLACK, GITHUB, JIRA, ZENDESK = Dialect(), Slack(), GitHub(), Jira(), Zendesk()
 
 
 def of_path(path: str) -> Dialect:
     """The dialect of a path under tools_url, routed or not (an unknown path still
     answers in its host's shape)."""
     host = path.split("/", 1)[0]
+    if host.endswith(".atlassian.net"):
+        return JIRA
     if host.endswith(".zendesk.com"):
         return ZENDESK
     return {"slack.com": SLACK, "api.github.com": GITHUB}.get(host, GOOGLE)

@@ -72,6 +72,8 @@ class Gateway:
                     json_body = orjson.loads(body)
                 except orjson.JSONDecodeError:
                     raise errors.InvalidRequest("the body is not valid JSON") from None
+                if not isinstance(json_body, dict) and routed.address.body_field:  # Jira's addWatcher: "id"
+                    json_body = {routed.address.body_field: json_body}
                 if not isinstance(json_body, dict):
                     raise errors.InvalidRequest("the body must be a JSON object")
         query = list(request.query_params.multi_items())
@@ -99,4 +101,4 @@ class Gateway:
             args = {k: v for k, v in args.items() if k in props}
         # the tool's name in the episode (a composite may serve it as world.name)
         answer = await self.svc.tool_call(episode_id, token, tool["name"], orjson.dumps(args), routed.address.surface)
-        return dialect.answer(answer, routed.tool)
+        return dialect.answer(answer, routed.address)

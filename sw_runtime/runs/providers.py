@@ -14,6 +14,7 @@ PROVIDERS = {
     "slack": (("slack",), [("web-api", "slack.com/api"), ("mcp", "mcp.slack.com/mcp")]),
     "google.calendar": (("calendar",), [("rest", "www.googleapis.com/calendar/v3")]),
     "github": (("repos", "issues", "pulls", "checks", "teams"), [("rest", "api.github.com")]),
+    "jira": (("jira",), [("rest", "kestrel.atlassian.net")]),
     # Zendesk serves each account at its own subdomain; the built-in helpdesk world is brightwater's.
     "zendesk": (("zendesk",), [("rest", "brightwater.zendesk.com/api/v2")]),
 }
@@ -33,7 +34,8 @@ def provider_of(world, tool: str) -> str:
 
 
 def tool_rows(world) -> list:
-    """``[(provider, surface, path)]`` for a world, in 001's order (Gmail, Slack, Calendar, then GitHub, Zendesk)."""
+    """``[(provider, surface, path)]`` for a world, in 001's order (Gmail, Slack, Calendar, then GitHub, Jira and
+    Zendesk)."""
     prefixes = {_prefix(t.name) for t in world.tools}
     rows = [(provider, surface, path)
             for provider, (known, surfaces) in PROVIDERS.items() if prefixes & set(known)

@@ -34,6 +34,7 @@ BUILTIN = {
     "offsite-planning": "sw_runtime.worlds.offsite_planning:WORLD",
     "quickbasket": "sw_runtime.worlds.quickbasket:WORLD",
     "receivables": "sw_runtime.worlds.receivables:WORLD",
+    "tracker": "sw_runtime.worlds.tracker:WORLD",
 }
 
 

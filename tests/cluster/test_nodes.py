@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -140,7 +142,7 @@ def test_two_nodes_placement_a_lost_node_and_shards_added_and_drained(tmp_path, 
         with serve_replicas(4, "--address", address, "--shared-data", "--data-dir", str(tmp_path / "shared"),
                             env=env) as c:
             lost = _placement_and_node_loss(c)
-            _add_and_drain(c, address, env, monkeypatch)
+            _add_and_drain(c, address, env, monkeypatch, tmp_path / "shared")
         join(lost)  # the node comes back, for a cluster whose storage is per node
         with serve_replicas(2, "--address", address, "--name", "pernode", "--data-dir", str(tmp_path / "pernode"),
                             env=env) as c:
@@ -177,7 +179,7 @@ def _placement_and_node_loss(c) -> str:
     return away
 
 
-def _add_and_drain(c, address, env, monkeypatch):
+def _add_and_drain(c, address, env, monkeypatch, data_dir):
     def cli(*args):
         return subprocess.run([sys.executable, "-m", "sw_runtime", "cluster", *args, "--address", address],
                               env=env, capture_output=True, text=True, timeout=300)
@@ -202,8 +204,13 @@ def _add_and_drain(c, address, env, monkeypatch):
         assert 2 not in {shard_of(o.episode_id) for o in during}
         out, err = draining.communicate(timeout=120)
         assert draining.returncode == 0, err
-        assert "1 open episode(s) ended (drained)" in out
+        ended = int(re.search(r"(\d+) open episode\(s\) ended \(drained\)", out).group(1))
+        assert ended >= 1
         assert [s["shard"] for s in listing(c.urls[0])] == [0, 1, 3, 4]
+        # its open episodes were ended, scored and stored in its results
+        with contextlib.closing(sqlite3.connect(data_dir / "shard-02" / "results.sqlite")) as db:
+            rows = dict(db.execute("SELECT episode_id, ended_by FROM results WHERE ended_by = 'drained'").fetchall())
+        assert len(rows) == ended and rows[keep.episode_id] == "drained"
         with pytest.raises(errors.SandworldError):
             client.step(keep.episode_id, "get_balance")
         listed = cli("list")

@@ -35,7 +35,7 @@ def test_every_registered_world_passes_check_world(name):
 
 
 def test_the_issue_worlds_are_registered():
-    assert {"coinpurse", "quickbasket", "offsite-planning", "receivables", "codehost", "helpdesk",
+    assert {"coinpurse", "quickbasket", "offsite-planning", "receivables", "codehost", "tracker", "helpdesk",
             "dummy"} <= set(registry())
 
 

@@ -77,6 +77,15 @@ CALLS = {
         ("slack.conversations.replies", {"channel": _first(s, "slack_messages")["channelId"],
                                          "ts": _first(s, "slack_messages")["ts"]}),
     ],
+    "tracker": lambda s: [
+        *(("jira.getIssue", {"issueIdOrKey": key}) for key, i in s.scan("issues") if i["parent"] or i["sprint"]),
+        ("jira.getTransitions", {"issueIdOrKey": _first(s, "issues")["key"], "expand": "transitions.fields"}),
+        ("jira.getComments", {"issueIdOrKey": _first(s, "comments")["issue"]}),
+        ("jira.getIssueWorklog", {"issueIdOrKey": _first(s, "worklogs")["issue"]}),
+        ("jira.getProject", {"projectIdOrKey": "API"}),
+        ("jira.getAllSprints", {"boardId": 11, "state": "active"}),
+        ("jira.getAllBoards", {"projectKeyOrId": "WEB"}),
+    ],
 }
 
 
