@@ -16,7 +16,7 @@ from zenpy import Zenpy
 from zenpy.lib.api_objects import Comment, Ticket
 from zenpy.lib.exception import APIException, RecordNotFoundException
 
-from sw_runtime.runs.addresses import ADDRESSES
+from sw_runtime.runs.addresses import ADDRESSES, route
 from sw_runtime.worlds.helpdesk import WORLD
 from tests.runs.conftest import new_run
 
@@ -62,6 +62,29 @@ def step_digests(http, calls, task_id=None) -> tuple:
 
 def test_every_zendesk_tool_has_its_path():
     assert {a.tool for a in ZENDESK} == set(WORLD.tools_by_name)
+
+
+@pytest.mark.parametrize("method,path,tool,args", [
+    ("GET", f"{HOST}/api/v2/tickets/1042.json", "zendesk.tickets.show", {"ticket_id": "1042"}),
+    ("GET", f"{HOST}/api/v2/tickets/1042", "zendesk.tickets.show", {"ticket_id": "1042"}),  # .json is optional
+    ("PUT", "acme.zendesk.com/api/v2/tickets/7.json", "zendesk.tickets.update", {"ticket_id": "7"}),
+    ("PUT", f"{HOST}/api/v2/tickets/update_many.json", "zendesk.tickets.update_many", {}),
+    ("GET", f"{HOST}/api/v2/tickets/7/macros/36400001/apply.json", "zendesk.macros.apply",
+     {"ticket_id": "7", "macro_id": "36400001"}),
+    ("GET", f"{HOST}/api/v2/users/36100001/tickets/requested.json", "zendesk.users.tickets.requested",
+     {"user_id": "36100001"}),
+])
+def test_zendesk_requests_name_their_tool(method, path, tool, args):
+    routed = route(method, path)
+    assert routed is not None and (routed.tool, routed.path_args) == (tool, args)
+
+
+@pytest.mark.parametrize("method,path", [
+    ("GET", f"{HOST}/api/v2/tickets/abc.json"), ("DELETE", f"{HOST}/api/v2/tickets/7.json"),
+    ("GET", f"{HOST}/api/v1/tickets.json"), ("GET", "zendesk.com/api/v2/tickets.json"),
+])
+def test_other_zendesk_requests_name_none(method, path):
+    assert route(method, path) is None
 
 
 @pytest.mark.parametrize("task", WORLD.tasks, ids=lambda t: t.id)
