@@ -216,3 +216,17 @@ def test_zenpy_drives_the_tools_and_leaves_steps_digests(v1, http):
     _, step = step_digests(http, [(c["operation"], c["arguments"]) for c in rest], "hd-02")
     assert [c["operation"] for c in rest] == [x["tool"] for x in step]
     assert [c["state_digest"] for c in rest] == [x["state_digest"] for x in step]
+
+
+def test_zenpy_waits_out_a_rate_limit_and_retries(http, base):
+    """Under the rate_limited fault profile a refused call answers Zendesk's 429 with
+    Retry-After; zenpy sleeps that long and sends it again, which then runs."""
+    from sw_runtime.engine import faults
+
+    seed = next(s for s in range(200) if faults.hits("rate_limited", s, 1) and not faults.hits("rate_limited", s, 2))
+    ep = http.post("/environments/helpdesk/episodes", json={"seed": seed, "fault_profile": "rate_limited"}).json()
+    zd = zenpy_client({"tools_url": base + ep["tools_url"], "token": ep["tools_token"]})  # an episode's own address
+    assert zd.tickets(id=1001).id == 1001
+    trace = http.get(f"/episodes/{ep['episode_id']}").json()["trace"]
+    assert [(c["tool"], c["ok"]) for c in trace] == [("zendesk.tickets.show", False), ("zendesk.tickets.show", True)]
+    assert trace[0]["error"]["code"] == "rate_limited"
