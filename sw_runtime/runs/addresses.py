@@ -19,6 +19,7 @@ CALENDAR = r"www\.googleapis\.com/calendar/v3"
 SLACK = r"slack\.com/api/(?P<method>[A-Za-z][A-Za-z0-9_.]*)"
 GITHUB = r"api\.github\.com"
 JIRA = r"[a-z0-9][a-z0-9-]*\.atlassian\.net/rest/"
+STRIPE = r"api\.stripe\.com/v1"
 ZENDESK = r"[a-z0-9][a-z0-9-]*\.zendesk\.com/api/v2"  # any account's subdomain
 
 
@@ -78,6 +79,32 @@ def _zendesk(method: str, template: str, tool: str, ok_status: int = 200) -> Add
         pattern += f"(?P<{part.strip('{}')}>[0-9]+)" if part.startswith("{") else re.escape(part)
     return _a("zendesk", "rest", method, pattern + r"(?:\.json)?", tool, template, ok_status)
 
+
+def _stripe(method: str, path: str, tool: str) -> Address:
+    """Stripe's reference path (``/customers/{id}``, under ``/v1``); ids are one path segment."""
+    pattern = STRIPE + re.sub(r"\\\{id\\\}", "(?P<id>[^/]+)", re.escape(path))
+    return _a("stripe", "rest", method, pattern, tool, "/v1" + path)
+
+
+_STRIPE = [("GET", "/customers", "Customer.list"), ("POST", "/customers", "Customer.create"),
+           ("GET", "/customers/search", "Customer.search"), ("GET", "/customers/{id}", "Customer.retrieve"),
+           ("POST", "/customers/{id}", "Customer.modify"), ("GET", "/payment_methods", "PaymentMethod.list"),
+           ("GET", "/products", "Product.list"), ("GET", "/prices", "Price.list"),
+           ("GET", "/subscriptions", "Subscription.list"), ("GET", "/subscriptions/{id}", "Subscription.retrieve"),
+           ("POST", "/subscriptions/{id}", "Subscription.modify"), ("DELETE", "/subscriptions/{id}", "Subscription.cancel"),
+           ("GET", "/invoices", "Invoice.list"), ("POST", "/invoices/create_preview", "Invoice.create_preview"),
+           ("GET", "/invoices/{id}", "Invoice.retrieve"), ("POST", "/invoices/{id}/pay", "Invoice.pay"),
+           ("POST", "/invoices/{id}/void", "Invoice.void_invoice"),
+           ("POST", "/invoices/{id}/mark_uncollectible", "Invoice.mark_uncollectible"),
+           ("GET", "/invoiceitems", "InvoiceItem.list"), ("GET", "/payment_intents", "PaymentIntent.list"),
+           ("GET", "/payment_intents/{id}", "PaymentIntent.retrieve"), ("GET", "/charges", "Charge.list"),
+           ("GET", "/charges/{id}", "Charge.retrieve"), ("GET", "/refunds", "Refund.list"),
+           ("POST", "/refunds", "Refund.create"), ("GET", "/refunds/{id}", "Refund.retrieve"),
+           ("GET", "/disputes", "Dispute.list"), ("GET", "/disputes/{id}", "Dispute.retrieve"),
+           ("POST", "/disputes/{id}", "Dispute.modify"), ("POST", "/disputes/{id}/close", "Dispute.close"),
+           ("GET", "/coupons", "Coupon.list"), ("GET", "/promotion_codes", "PromotionCode.list"),
+           ("GET", "/balance_transactions", "BalanceTransaction.list"), ("GET", "/payouts", "Payout.list"),
+           ("GET", "/payouts/{id}", "Payout.retrieve"), ("GET", "/events", "Event.list")]
 
 ADDRESSES = [
     _a("google.gmail", "rest", "GET", GMAIL + "/messages", "gmail.messages.list"),
@@ -154,6 +181,8 @@ ADDRESSES = [
     _jira("GET", "/rest/agile/1.0/board/{boardId}/sprint", "jira.getAllSprints"),
     _jira("GET", "/rest/agile/1.0/sprint/{sprintId}/issue", "jira.getIssuesForSprint"),
     _jira("POST", "/rest/agile/1.0/sprint/{sprintId}/issue", "jira.moveIssuesToSprintAndRank", 204),
+    # Fixed paths first: /customers/search and /invoices/create_preview are not ids.
+    *[_stripe(m, p, t) for m, p, t in sorted(_STRIPE, key=lambda r: "{id}" in r[1])],
     _zendesk("GET", "/tickets.json", "zendesk.tickets.list"),
     _zendesk("POST", "/tickets.json", "zendesk.tickets.create", 201),
     _zendesk("PUT", "/tickets/update_many.json", "zendesk.tickets.update_many"),

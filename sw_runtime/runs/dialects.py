@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 
 import orjson
 from starlette.responses import Response
@@ -44,6 +45,8 @@ class Dialect:
     token_field = False  # Slack also takes the token as a form field or query parameter
     loose_forms = False  # a body that looks like a form is one, whatever its content-type says
     ignores_unknown = False  # arguments a method does not take are dropped, not refused
+    nested_forms = False  # Stripe's items[0][price]=… query and form fields (brackets.py)
+    idempotency_header = False  # Stripe's Idempotency-Key header, passed to the tool as idempotency_key
     # Google's standard query parameters: about the transport, not the method.
     transport = frozenset({"alt", "prettyPrint", "fields", "key", "quotaUser", "userIp", "access_token",
                            "oauth_token", "callback", "uploadType", "upload_protocol", "$.xgafv"})
@@ -254,7 +257,71 @@ class Zendesk(Dialect):
         return response
 
 
-GOOGLE, SLACK, GITHUB, JIRA, ZENDESK = Dialect(), Slack(), GitHub(), Jira(), Zendesk()
+class Stripe(Dialect):
+    """Stripe's API: ``Authorization: Bearer`` with the key, form bodies in bracket syntax, unknown parameters refused, the
+    ``Idempotency-Key`` header, and ``{"error": {"type", "code", "message",
+    "param"}}`` with Stripe's statuses (402 for a card error)."""
+
+    nested_forms = True
+    idempotency_header = True
+    transport = frozenset()
+    # Codes the engine answers for any world -> (status, Stripe's type, Stripe's code).
+    statuses = {"not_found": (404, "invalid_request_error", "resource_missing"),
+                "invalid_arguments": (400, "invalid_request_error", "parameter_invalid"),
+                "rate_limited": (429, "invalid_request_error", "rate_limit"),
+                "timeout": (500, "api_error", None), "server_error": (500, "api_error", None),
+                "internal_error": (500, "api_error", None)}
+
+    def refused(self, e: errors.ApiError) -> Response:
+        if e.status == 401:
+            return self._stripe(401, {"type": "invalid_request_error", "message": "Invalid API Key provided."})
+        return self._stripe(e.status, {"type": "invalid_request_error", "code": e.code, "message": e.message})
+
+    def no_route(self, message: str) -> Response:
+        return self._stripe(404, {"type": "invalid_request_error", "message": f"Unrecognized request URL: {message}."})
+
+    def answer(self, answer: dict, address=None) -> Response:
+        if answer.get("ok"):
+            return json(answer["result"])
+        err = dict(answer.get("error") or {})
+        code, message = err.pop("code", "error"), err.pop("message", "")
+        status = err.pop("status", None)
+        if not isinstance(status, int):  # refused by the engine, not by the tool: Stripe's words for it
+            status, kind, stripe_code = self.statuses.get(code, (400, "invalid_request_error", code))
+            err.setdefault("type", kind)
+            code = stripe_code
+            if answer.get("error", {}).get("code") == "invalid_arguments":
+                code, err["param"] = _stripe_param(message)
+        kind = err.pop("type", "invalid_request_error")
+        body = {"code": code} if code is not None else {}
+        if "decline_code" in err:
+            body["decline_code"] = err.pop("decline_code")
+        body["message"] = message
+        if err.get("param") is not None:
+            body["param"] = err.pop("param")
+        body = {**body, "type": kind, **{k: v for k, v in err.items() if k != "param"}}  # Stripe's key order
+        return self._stripe(status, body)
+
+    @staticmethod
+    def _stripe(status: int, error: dict) -> Response:
+        return json({"error": error}, status)
+
+
+def _stripe_param(message: str) -> tuple:
+    """``(code, param)`` of an arguments error, in Stripe's words: ``items[0][price]`` for ``$.items[0].price``."""
+    unknown = re.search(r"unknown field `([^`]*)`", message)
+    at = re.search(r"at `\$((?:\.[A-Za-z_0-9]+|\[\d+\])*)`", message)
+    path = at.group(1) if at else ""
+    parts = re.findall(r"\.([A-Za-z_0-9]+)|\[(\d+)\]", path)
+    names = [a or b for a, b in parts]
+    if unknown:
+        names.append(unknown.group(1))
+    param = (names[0] + "".join(f"[{n}]" for n in names[1:])) if names else None
+    missing = "missing required field" in message.lower()
+    return ("parameter_unknown" if unknown else "parameter_missing" if missing else "parameter_invalid"), param
+
+
+GOOGLE, SLACK, GITHUB, JIRA, STRIPE, ZENDESK = Dialect(), Slack(), GitHub(), Jira(), Stripe(), Zendesk()
 
 
 def of_path(path: str) -> Dialect:
@@ -265,4 +332,4 @@ def of_path(path: str) -> Dialect:
         return JIRA
     if host.endswith(".zendesk.com"):
         return ZENDESK
-    return {"slack.com": SLACK, "api.github.com": GITHUB}.get(host, GOOGLE)
+    return {"slack.com": SLACK, "api.github.com": GITHUB, "api.stripe.com": STRIPE}.get(host, GOOGLE)

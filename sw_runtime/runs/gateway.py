@@ -22,7 +22,7 @@ from starlette.responses import Response
 from .. import errors
 from ..bodies import read_body
 from ..service.runs import episode_id_of
-from . import addresses, coerce, dialects
+from . import addresses, brackets, coerce, dialects
 from .dialects import bearer
 from .providers import MCP_PATHS
 
@@ -93,9 +93,15 @@ class Gateway:
             return dialect.no_route(f"this world has no {routed.tool}")
         schema = tool["parameters"]
         args = coerce.typed(schema, list(routed.path_args.items()))  # GitHub's /issues/7: an integer
-        args.update(coerce.typed(schema, query))
-        args.update(coerce.typed(schema, form))
+        if dialect.nested_forms:  # Stripe's items[0][price]=…
+            args.update(brackets.typed(schema, brackets.nest(query + form)))
+        else:
+            args.update(coerce.typed(schema, query))
+            args.update(coerce.typed(schema, form))
         args.update(json_body)
+        key = request.headers.get("idempotency-key")
+        if dialect.idempotency_header and key and "idempotency_key" in schema.get("properties", {}):
+            args["idempotency_key"] = key
         if dialect.ignores_unknown:  # as Slack's Web API and GitHub's REST API do
             props = schema.get("properties", {})
             args = {k: v for k, v in args.items() if k in props}

@@ -1,7 +1,8 @@
 """Which real service each tool copies, and where a run serves it.
 
 A tool's provider comes from its name's first part (``gmail.messages.list``
-is Gmail's, ``pulls.merge`` GitHub's, ``zendesk.tickets.update`` Zendesk's). Worlds whose tools copy no real API
+is Gmail's, ``pulls.merge`` GitHub's, ``Refund.create`` Stripe's, ``zendesk.tickets.update``
+Zendesk's). Worlds whose tools copy no real API
 (coinpurse, quickbasket…) are served over MCP only, under the world's own name.
 """
 
@@ -15,6 +16,9 @@ PROVIDERS = {
     "google.calendar": (("calendar",), [("rest", "www.googleapis.com/calendar/v3")]),
     "github": (("repos", "issues", "pulls", "checks", "teams"), [("rest", "api.github.com")]),
     "jira": (("jira",), [("rest", "kestrel.atlassian.net")]),
+    "stripe": (("Customer", "PaymentMethod", "Product", "Price", "Subscription", "Invoice", "InvoiceItem",
+                "PaymentIntent", "Charge", "Refund", "Dispute", "Coupon", "PromotionCode", "BalanceTransaction",
+                "Payout", "Event"), [("rest", "api.stripe.com")]),
     # Zendesk serves each account at its own subdomain; the built-in helpdesk world is brightwater's.
     "zendesk": (("zendesk",), [("rest", "brightwater.zendesk.com/api/v2")]),
 }

@@ -27,6 +27,8 @@ DISTRIBUTION = "sandworld-runtime"
 
 # The same entries as pyproject.toml's [project.entry-points."sandworld.worlds"].
 BUILTIN = {
+    "airline": "sw_runtime.worlds.airline:WORLD",
+    "billing": "sw_runtime.worlds.billing:WORLD",
     "codehost": "sw_runtime.worlds.codehost:WORLD",
     "coinpurse": "sw_runtime.worlds.coinpurse:WORLD",
     "dummy": "sw_runtime.worlds.dummy:WORLD",

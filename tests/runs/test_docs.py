@@ -39,6 +39,10 @@ def test_the_quickstart_runs_curl_for_curl(root, tmp_path):
     assert re.search(r"}(\d+) \['In Review', 'In Review'\]\n", r.stdout)  # after GitHub's 404 body
     assert ('HTTP/1.1 404 Not Found\n{"errorMessages":["Issue does not exist or you do not have permission to see '
             'it."],"errors":{}}') in r.stdout
+    # the billing run on Stripe's paths: a list object, then Stripe's own 404
+    assert "list /v1/customers 2 True" in r.stdout
+    assert ('HTTP/1.1 404 Not Found\n{"error":{"code":"resource_missing","message":"No such charge: \'ch_NOPE\'",'
+            '"param":"charge","type":"invalid_request_error"}}') in r.stdout
 
     run = httpx.get(f"{root}/v1/runs/{run_id}", headers={"authorization": "Bearer k"}).json()
     assert (run["status"], run["ended_by"], run["calls"]) == ("done", "finish", 5)

@@ -64,6 +64,16 @@ CALLS = {
         ("list_refunds", {"order_id": _first(s, "orders")["id"]}),
         ("search_products", {"query": "milk", "in_stock_only": True}),
     ],
+    "airline": lambda s: [
+        ("search_direct_flights", {"origin": "ORD", "destination": "DEN", "date": "2026-06-18"}),
+        ("search_onestop_flights", {"origin": "BOS", "destination": "SEA", "date": "2026-06-18"}),
+        ("search_direct_flights", {"origin": "XXX", "destination": "DEN", "date": "2026-06-18"}),
+        ("get_flight_status", {"flight_number": _first(s, "flights")["number"], "date": "2026-06-18"}),
+        ("get_member", {"member_id": _first(s, "members")["id"]}),
+        ("get_reservation", {"reservation_id": _first(s, "reservations")["id"]}),
+        ("list_fares", {}),
+        ("list_airports", {}),
+    ],
     "offsite-planning": lambda s: [
         ("calendar.events.list", {"calendarId": "primary", "q": "offsite"}),
         ("calendar.events.get", {"calendarId": _first(s, "events")["calendarId"],
