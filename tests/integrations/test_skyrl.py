@@ -36,3 +36,23 @@ def test_running_out_of_turns_submits(api):
     out = env.step(hermes("get_balance", {}))
     assert out["done"] and out["observations"][0]["role"] == "tool" and out["reward"] < 1.0
     env.close()
+
+
+def test_the_prompt_carries_the_tool_schemas_and_keeps_the_rows_system_message(api):
+    # SkyRL-train applies the chat template without tools=, so the schemas must be in the prompt itself.
+    import json
+
+    register_worlds(base_url=api, worlds=["coinpurse"])
+    env = skyrl_gym.make("sandworld/coinpurse", env_config={"base_url": api}, extras={"task_id": "cp-01", "seed": 0})
+    prompt, info = env.init([{"role": "system", "content": "You are a careful agent."},
+                             {"role": "user", "content": "Solve the task."}])
+    system = [m for m in prompt if m["role"] == "system"]
+    assert len(system) == 1
+    text = system[0]["content"]
+    assert "You are a careful agent." in text and env.env.observation["policy"] in text
+    listed = text.split("<tools>\n", 1)[1].split("\n</tools>", 1)[0].splitlines()
+    tools = [json.loads(line) for line in listed]
+    assert [t["function"]["name"] for t in tools] == [t["name"] for t in info["tools"]]
+    assert tools[0]["function"]["parameters"] == info["tools"][0]["parameters"]
+    assert "<tool_call>" in text  # how to call one, in the format parse_tool_calls reads
+    env.close()

@@ -95,3 +95,18 @@ def result_text(result) -> str:
 def tool_message(name: str, result) -> dict:
     """A step's answer as a chat ``tool`` message."""
     return {"role": "tool", "name": name, "content": result_text(result)}
+
+
+def tools_prompt(tools) -> str:
+    """The tool schemas as text for a prompt, in the Hermes format
+    (``<tools>`` one JSON function per line, calls as ``<tool_call>``) that
+    ``parse_tool_calls`` reads back: for a trainer that applies the chat
+    template without ``tools=`` (SkyRL-train), so the model still sees them."""
+    lines = [json.dumps({"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
+                                                          "parameters": t.get("parameters") or {}}},
+                        ensure_ascii=False) for t in tools or []]
+    return ("# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+            "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
+            + "\n".join(lines) + "\n</tools>\n\nFor each function call, return a json object with function name "
+            "and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+            '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>')

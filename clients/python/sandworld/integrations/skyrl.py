@@ -5,8 +5,10 @@ extras=row)``, calls ``init(prompt)`` once and ``step(model_text)`` per turn,
 and reads ``{observations, reward, done, metadata}`` back. Here:
 
 - ``init`` creates the episode from ``extras`` (``task_id``, ``seed``, and
-  ``max_turns``) and returns the prompt with the policy as a system message
-  and the instruction appended as the user's;
+  ``max_turns``) and returns the prompt with one system message (the row's
+  own system message, the world's policy and the tool schemas in the Hermes
+  ``<tools>`` format: SkyRL-train applies the chat template without
+  ``tools=``) and the instruction appended as the user's;
 - ``step`` parses the turn's tool calls (``parse.parse_tool_calls``: Hermes
   ``<tool_call>`` JSON or OpenAI-style JSON), runs them, and answers each as
   a ``tool`` message. A turn without a tool call is the final answer: the
@@ -24,7 +26,7 @@ from typing import Any
 from .. import errors
 from ..env import SandworldEnv
 from . import require, served_worlds
-from .parse import final_answer, parse_tool_calls, tool_message
+from .parse import final_answer, parse_tool_calls, tool_message, tools_prompt
 
 _base = require("skyrl_gym.envs.base_text_env", "skyrl")
 BaseTextEnv, BaseTextEnvStepOutput = _base.BaseTextEnv, _base.BaseTextEnvStepOutput
@@ -44,9 +46,12 @@ class SandworldTextEnv(BaseTextEnv):
 
     def init(self, prompt):
         obs = self.env.reset(self.environment, task_id=self.extras.get("task_id"), seed=self.extras.get("seed"))
-        policy = obs.get("policy")
+        # One system message: the row's own, the world's policy, and the tool schemas (SkyRL-train
+        # applies the chat template without tools=, so the model sees them only here).
+        own = [m.get("content") or "" for m in (prompt or []) if m.get("role") == "system"]
         messages = [m for m in (prompt or []) if m.get("role") != "system"]
-        system = [{"role": "system", "content": policy}] if policy else []
+        parts = [*own, obs.get("policy") or "", tools_prompt(obs.get("tools"))]
+        system = [{"role": "system", "content": "\n\n".join(p for p in parts if p)}]
         return system + messages + [{"role": "user", "content": obs.get("instruction") or ""}], {
             "episode_id": obs.get("episode_id"), "task_id": obs.get("task_id"), "seed": obs.get("seed"),
             "tools": obs.get("tools")}
