@@ -136,3 +136,20 @@ def test_a_composite_episode_is_one_trl_environment_with_both_worlds_tools(api, 
         completion.append({"role": "tool", "name": tool, "content": result})
     completion.append({"role": "assistant", "content": setup.output})
     assert reward_func(completions=[completion], environments=[instance]) == [1.0]
+
+
+def test_a_rows_episode_options_reach_the_episode(api, made):
+    instance = made("coinpurse", api)()
+    instance.reset(task_id="cp-01", seed=0, prompt=[{"role": "user", "content": PROMPT}], scoring="informative",
+                   signals=True, fault_profile="timeout_before_commit")
+    obs = instance._env.observation
+    assert obs["scoring"] == "informative" and obs["signals"] is True and obs["fault_profile"] == "timeout_before_commit"
+
+
+def test_tool_results_are_capped_for_the_completion_budget(api, made):
+    cls = made("coinpurse", api)
+    cls.max_result_chars = 200  # TRL counts tool results in max_completion_length
+    instance = cls()
+    instance.reset(task_id="cp-01", seed=0)
+    text = instance.list_transactions()
+    assert len(text) < 300 and "characters cut" in text

@@ -17,6 +17,10 @@ from __future__ import annotations
 import importlib
 
 
+# A dataset row's keys that are episode options, sent with the create by the trainer adapters.
+EPISODE_OPTIONS = ("scoring", "signals", "fault_profile", "user_simulator", "agent_name", "mode")
+
+
 def require(module: str, extra: str):
     """Import ``module`` (a trainer library), or say which extra installs it."""
     try:

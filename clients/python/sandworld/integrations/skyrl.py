@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import errors
 from ..env import SandworldEnv
-from . import require, served_worlds
+from . import EPISODE_OPTIONS, require, served_worlds
 from .parse import final_answer, parse_tool_calls, tool_message, tools_prompt
 
 _base = require("skyrl_gym.envs.base_text_env", "skyrl")
@@ -45,7 +45,9 @@ class SandworldTextEnv(BaseTextEnv):
         self.env = SandworldEnv(config.get("base_url") or base_url)
 
     def init(self, prompt):
-        obs = self.env.reset(self.environment, task_id=self.extras.get("task_id"), seed=self.extras.get("seed"))
+        options = {k: self.extras[k] for k in EPISODE_OPTIONS if self.extras.get(k) is not None}
+        obs = self.env.reset(self.environment, task_id=self.extras.get("task_id"), seed=self.extras.get("seed"),
+                             **options)
         # One system message: the row's own, the world's policy, and the tool schemas (SkyRL-train
         # applies the chat template without tools=, so the model sees them only here).
         own = [m.get("content") or "" for m in (prompt or []) if m.get("role") == "system"]

@@ -36,13 +36,14 @@ from typing import Literal, Optional, Union
 from ..client import SandworldClient, environment_name
 from ..env import SandworldEnv
 from ..tools import model_name
-from . import _schema
+from . import EPISODE_OPTIONS, _schema
 from .parse import result_text
 
 PROMPT = ("Use the tools to complete the task below, following the policy. When you are done, reply with your "
           "final answer and call no tool.")
 _SCALARS = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict, "null": type(None)}
-_RESERVED = {"reset", "close", "get_reward", "environment", "base_url"}
+_RESERVED = {"reset", "close", "get_reward", "environment", "base_url", "max_result_chars"}
+
 _DOC_HEADERS = re.compile(r"\b(Args|Returns|Raises):")  # get_json_schema splits the docstring at these
 
 
@@ -100,6 +101,8 @@ class SandworldTRLEnv:
 
     environment: str = ""
     base_url = None
+    # Tool results longer than this are cut (0: never): TRL counts them in max_completion_length.
+    max_result_chars = 8192
     _client: SandworldClient | None = None
     _lock = threading.Lock()
 
@@ -112,8 +115,11 @@ class SandworldTRLEnv:
         self._score: float | None = None
 
     def reset(self, task_id: str | None = None, seed: int | None = None, **row) -> str:
-        """Start an episode for the row's ``task_id`` and ``seed``; return its instruction and policy."""
-        obs = self._env.reset(self.environment, task_id=task_id, seed=seed)
+        """Start an episode for the row's ``task_id`` and ``seed`` (and its episode
+        options: ``scoring``, ``signals``, ``fault_profile``, ``user_simulator``,
+        ``agent_name``, ``mode``); return its instruction and policy."""
+        options = {k: row[k] for k in EPISODE_OPTIONS if row.get(k) is not None}
+        obs = self._env.reset(self.environment, task_id=task_id, seed=seed, **options)
         self._score = None
         policy = obs.get("policy")
         return f"\n\n{obs.get('instruction') or ''}" + (f"\n\nPolicy:\n{policy}" if policy else "")
@@ -130,7 +136,11 @@ class SandworldTRLEnv:
     def _call(self, tool: str, arguments: dict) -> str:
         if self._env.done:
             return '{"ok":false,"error":{"code":"episode_closed","message":"the episode was submitted"}}'
-        return result_text(self._env.step(tool, arguments))
+        text = result_text(self._env.step(tool, arguments))
+        most = self.max_result_chars
+        if most and len(text) > most:  # TRL counts tool results in max_completion_length
+            text = f"{text[:most]}… ({len(text) - most} characters cut)"
+        return text
 
     def _submit(self, answer: str | None) -> float:
         if self._score is None:
