@@ -89,6 +89,8 @@ def test_sandworld_bench_reports_json():
     for rep in reports:
         assert {"nproc", "cpu", "memory", "python", "date"} <= set(rep["machine"])
         assert rep["rows"] and all({"measure", "value", "unit", "target", "met"} <= set(r) for r in rep["rows"])
+        # tiny parameters measure nothing: no target is judged met or not met on them
+        assert all(r["met"] is None for r in rep["rows"]), [r["measure"] for r in rep["rows"] if r["met"] is not None]
 
 
 def test_locustfile_runs_headless(tmp_path):  # locust is a dev dependency: this runs in CI too
