@@ -160,3 +160,18 @@ def wait_for(url: str, timeout: float = 120) -> None:
         except httpx.TransportError:
             time.sleep(0.1)
     raise AssertionError(f"{url} did not answer")
+
+
+@pytest.mark.parametrize("case", ["no server", "no task"])
+def test_the_tour_shows_what_went_wrong_not_a_traceback(case):
+    tour = bash_blocks(ROOT / "README.md")[1]
+    if case == "no server":
+        script = tour.replace("http://127.0.0.1:8787/api/v1", f"http://127.0.0.1:{free_port()}/api/v1")
+        r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+        says = "Failed to connect"
+    else:
+        with running_server() as url:
+            script = tour.replace("http://127.0.0.1:8787/api/v1", url).replace('"cp-12"', '"cp-99"')
+            r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+        says = "no task 'cp-99'"
+    assert "Traceback" not in r.stderr and says in r.stderr + r.stdout, r.stderr
