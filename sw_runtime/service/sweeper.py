@@ -70,6 +70,8 @@ async def sweep_runs_forever(svc, period: float = 2.0) -> None:
     """End runs past their idle window or timeout (reference 001: every few seconds)."""
     while True:
         await asyncio.sleep(period)
+        if not svc.log_writable():
+            continue  # a full disk or a damaged log: runs end once the log takes their endings
         try:
             await svc.sweep_runs()
         except Exception:  # keep sweeping whatever one pass hit
