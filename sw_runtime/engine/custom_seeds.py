@@ -25,6 +25,7 @@ from sw_core_ext import Store
 
 from .. import errors
 from ..verify.score import baseline
+from . import seed_probe
 
 
 @dataclass
@@ -103,11 +104,11 @@ def set_up(world, task, start) -> tuple:
             setup = task.setup(start.store.fork())
             got = (setup, baseline(setup.checks, start.store))
         except Exception as e:  # a task's setup reads whatever the state holds
+            found = seed_probe.issues(task, start.store.fork(), e)
             raise errors.InvalidRequest(
-                f"task {task.id} cannot be set up on this {start_name(start)}: {type(e).__name__}: {e}. "
-                f"The state lacks what the task is about; start without task_id (free play) or give a state "
-                "that has it",
-                issues=[{"path": "$.task_id", "message": f"{type(e).__name__}: {e}"}],
+                f"task {task.id} cannot be set up on this {start_name(start)}: {found[0]['path']}: "
+                f"{found[0]['message']}. Start without task_id (free play), or give a state that has it",
+                issues=found,
             ) from None
         start.setups[task.id] = got
     return got
