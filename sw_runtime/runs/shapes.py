@@ -10,6 +10,7 @@ import uuid
 import msgspec
 
 from .. import errors
+from ..service.runs import BUDGET_ID
 from .providers import provider_of, tool_rows
 
 _NS = uuid.UUID("5d1c7a52-4c59-4d0b-9d1a-3b9c2f3e6a10")  # ids are stable: the same world, the same env_ id
@@ -118,9 +119,17 @@ def call(e: dict, world) -> dict:
 
 
 def evaluation(ev: dict, checks: dict, at: str | None) -> dict:
-    """Our evaluation in 001's shape (``score`` keeps our weighting; see docs/RUNS.md)."""
+    """Our evaluation in 001's shape (``score`` keeps our weighting; see docs/RUNS.md).
+
+    001's checks are the task's and the custom ones, nothing else: the
+    engine's ``within-budget`` row (000's) is not a check here but the
+    ``step_budget`` field, and ``passed`` is 001's (every check passed)."""
     out = []
+    budget = None
     for r in ev["checks"]:
+        if r["id"] == BUDGET_ID:
+            budget = {"budget": ev.get("step_budget"), "calls": ev["steps"], "within": r["pass"]}
+            continue
         meta = checks.get(r["id"], {})
         judge = None
         if r["kind"] == "rubric" and r["pass"] is not None and r["detail"].startswith("judge "):
@@ -134,8 +143,9 @@ def evaluation(ev: dict, checks: dict, at: str | None) -> dict:
             "explanation": r["detail"],
             "judge": judge,
         })
-    return {"score": ev["score"], "passed": ev["pass"], "checks": out, "state_diff": ev["state_diff"],
-            "evaluated_at": at, "digest": ev["digest"]}
+    passed = ev["pass"] if not out else all(c["passed"] is True for c in out)
+    return {"score": ev["score"], "passed": passed, "checks": out, "state_diff": ev["state_diff"],
+            "evaluated_at": at, "digest": ev["digest"], "step_budget": budget}
 
 
 # -- errors ---------------------------------------------------------------------------------------------------

@@ -18,9 +18,10 @@ import orjson
 from .. import errors, schemas
 from ..engine.engine import Engine
 from ..engine.runs import TOKEN_PREFIX, Run, RunBook, RunOptions, episode_id_of, wall
+from ..verify.score import BUDGET_ID
 from ..worlds import get_world, registry
 
-__all__ = ["TOKEN_PREFIX", "RunOps", "RunRequest", "episode_id_of", "wall"]  # what doors may use
+__all__ = ["BUDGET_ID", "TOKEN_PREFIX", "RunOps", "RunRequest", "episode_id_of", "wall"]  # what doors may use
 
 log = logging.getLogger("sandworld.runs")
 _GRACE = 120  # seconds
