@@ -10,7 +10,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.routing import Route
 
-from ..pagination import page_request
+from ..pagination import list_query
 from ..security.gate import project_of
 from .common import API, endpoint, json_response, read_body, reply_response
 
@@ -31,8 +31,7 @@ def routes(service) -> list:
 
     @endpoint
     async def listing(request: Request):
-        q = request.query_params
-        page = page_request(q.get("limit"), q.get("cursor"))
+        page, _ = list_query(request.query_params)
         return json_response(service.snapshots(page, project=project_of(request)))
 
     return [

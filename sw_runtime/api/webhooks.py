@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from .. import schemas
-from ..pagination import page_request
+from ..pagination import list_query
 from ..security.gate import principal_of
 from .common import API, endpoint, json_response, read_body
 
@@ -20,8 +20,7 @@ MAX_BODY = 64 * 1024
 
 
 def _page(request: Request):
-    q = request.query_params
-    return page_request(q.get("limit"), q.get("cursor"))
+    return list_query(request.query_params)[0]
 
 
 def routes(layer, service) -> list:

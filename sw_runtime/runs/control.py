@@ -66,6 +66,13 @@ def _after(cursor: str) -> str:
         raise errors.InvalidRequest("cursor: pass next_cursor of the previous page as it was given") from None
 
 
+def refuse_unknown(query, known: tuple) -> None:
+    """001 refuses a field it does not list; a query parameter is one too."""
+    for name in query:
+        if name not in known:
+            raise errors.InvalidRequest(f"unknown query parameter: {name}")
+
+
 def routes(svc, mcp=None) -> list:
     published = wall(datetime.now(timezone.utc))  # the worlds are published when the server starts
 
@@ -85,6 +92,7 @@ def routes(svc, mcp=None) -> list:
     @_endpoint
     async def list_environments(request: Request):
         q = request.query_params
+        refuse_unknown(q, ("limit", "cursor"))
         try:
             limit = int(q.get("limit", "50"))
         except ValueError:

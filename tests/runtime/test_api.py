@@ -295,3 +295,16 @@ def test_json_answers_end_with_a_newline(http):
     ]
     for r in answers:
         assert r.headers["content-type"] == "application/json" and r.content.endswith(b"}\n"), r.content[-40:]
+
+
+def test_every_list_route_refuses_an_unknown_query_parameter(http, api):
+    hook = http.post("/webhooks", json={"url": "http://127.0.0.1:9/hook", "events": ["episode.created"]})
+    assert hook.status_code == 201, hook.text
+    for path in ("/episodes", "/snapshots", "/webhooks", f"/webhooks/{hook.json()['webhook_id']}/deliveries",
+                 "/keys"):
+        err = assert_error(http.get(path, params={"limit": 5, "bogus": "1"}), 400, "invalid_request")
+        assert "'bogus'" in err["message"], (path, err)
+        assert http.get(path, params={"limit": 5}).status_code == 200, path
+    r = httpx.get(api.removesuffix("/api/v1") + "/v1/environments", params={"bogus": "1"})
+    assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request" and "bogus" in r.text
+    http.delete(f"/webhooks/{hook.json()['webhook_id']}")
