@@ -23,6 +23,7 @@ from .api import batch, catalog, cluster, episodes, forks, seeds, snapshots, sta
 from .api import keys as keys_api, limits as limits_api, operations, webhooks as webhooks_api
 from .api.common import error_response, json_response
 from .api.fast import FastPaths
+from .api.request_ids import RequestIds
 from .config import Settings
 from .mcp.server import EpisodeMcp, McpDoor
 from .runs import control as runs_control
@@ -89,7 +90,8 @@ def build_app(settings: Settings | None = None) -> Starlette:
     )
     app.state.service = service
     app.state.layer = layer
-    app.add_middleware(_Wrapped, wrap=lambda inner: layer.wrap(inner, lambda: _templates(app)))
+    # Outermost: the request id names every answer, the gate's refusals too.
+    app.add_middleware(_Wrapped, wrap=lambda inner: RequestIds(layer.wrap(inner, lambda: _templates(app))))
     return app
 
 

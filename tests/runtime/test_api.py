@@ -308,3 +308,22 @@ def test_every_list_route_refuses_an_unknown_query_parameter(http, api):
     r = httpx.get(api.removesuffix("/api/v1") + "/v1/environments", params={"bogus": "1"})
     assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request" and "bogus" in r.text
     http.delete(f"/webhooks/{hook.json()['webhook_id']}")
+
+
+def test_every_answer_carries_a_request_id_and_the_error_envelope_names_it(http, api):
+    a, b = http.get("/environments"), http.get("/environments")
+    assert a.headers["x-request-id"].startswith("req_") and a.headers["x-request-id"] != b.headers["x-request-id"]
+    mine = http.get("/environments", headers={"x-request-id": "trace-42.a"})
+    assert mine.headers["x-request-id"] == "trace-42.a"  # the caller's own id is echoed
+    err = http.get("/episodes/ep_nope", headers={"x-request-id": "trace-43"})
+    assert err.status_code == 404 and err.json()["error"]["request_id"] == "trace-43"
+    err = http.post("/environments/dummy/episodes", content=b"{nope")
+    assert err.json()["error"]["request_id"] == err.headers["x-request-id"]
+    # a step's answer (the fast path) and 001's envelope on /v1 carry the header too; 001's body stays 001's
+    eid = create(http)["episode_id"]
+    assert http.post(f"/episodes/{eid}/step", json={"tool": "get", "arguments": {"key": "it-00"}}
+                     ).headers["x-request-id"].startswith("req_")
+    v1 = httpx.get(api.removesuffix("/api/v1") + "/v1/runs/run_nope")
+    assert v1.status_code == 404 and v1.headers["x-request-id"] and set(v1.json()["error"]) == {"type", "message"}
+    bad = http.get("/environments", headers={"x-request-id": "x" * 300})  # not an id: a fresh one instead
+    assert bad.headers["x-request-id"].startswith("req_")
