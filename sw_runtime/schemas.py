@@ -53,6 +53,10 @@ class CreateEpisode(_Body):
     mode: str = "live"
     # Start from a trigger: the instruction is then the trigger's payload (engine/triggers.py).
     trigger: Trigger | None = None
+    # This episode's own idle window and hard life, in seconds, at most the
+    # server's (SW_IDLE_TIMEOUT, SW_MAX_AGE); None: the server's (engine/lifetimes.py).
+    idle_timeout_seconds: float | None = None
+    timeout_seconds: float | None = None
 
 
 _NO_ARGS = msgspec.Raw(b"{}")

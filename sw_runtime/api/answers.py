@@ -110,6 +110,16 @@ class EpisodeSummary(_Answer):
     steps: int
 
 
+class Lifetime(_Answer):
+    """``POST /episodes/{id}/heartbeat``: the episode's new deadline."""
+
+    episode_id: str
+    status: str
+    expires_at: str | None
+    idle_timeout_seconds: float
+    timeout_seconds: float
+
+
 class EpisodeDeleted(_Answer):
     episode_id: str
     status: str

@@ -40,6 +40,10 @@ def routes(service) -> list:
         return json_response(service.delete(request.path_params["id"], project=project_of(request)))
 
     @endpoint
+    async def heartbeat(request: Request):
+        return json_response(service.heartbeat(request.path_params["id"], project=project_of(request)))
+
+    @endpoint
     async def step(request: Request):
         body = await read_body(request, service.max_body)
         answer = await service.step(request.path_params["id"], body, project=project_of(request))
@@ -60,4 +64,5 @@ def routes(service) -> list:
         Route(f"{API}/episodes/{{id}}", delete_episode, methods=["DELETE"]),
         Route(f"{API}/episodes/{{id}}/step", step, methods=["POST"]),
         Route(f"{API}/episodes/{{id}}/submit", submit, methods=["POST"]),
+        Route(f"{API}/episodes/{{id}}/heartbeat", heartbeat, methods=["POST"]),
     ]

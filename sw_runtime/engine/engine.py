@@ -29,7 +29,7 @@ from ..verify.evaluate import Facts
 from ..verify.judge import Judge
 from ..verify.score import BUDGET_ID, RULES, baseline, evaluate
 from ..worlds import get_world
-from . import custom_seeds, endings, faults, forks, sandbox, triggers, views
+from . import custom_seeds, endings, faults, forks, lifetimes, sandbox, triggers, views
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
 from .ids import Minter, parse
@@ -142,7 +142,7 @@ class Engine:
                 if ended_by is not None:
                     raise errors.EpisodeClosed(
                         f"episode {episode_id} has ended ({ended_by}); read its result with "
-                        f"GET /api/v1/episodes/{episode_id}, or start a new episode"
+                        f"GET /api/v1/episodes/{episode_id}, or start a new episode", ended_by=ended_by
                     )
             why = self.ids.why_missing(episode_id)
             if why is not None and self.journal is not None:
@@ -194,6 +194,7 @@ class Engine:
     def plan(self, environment: str, world, req, start=None, project: str | None = None) -> Plan:
         """Validate a create request and make what its episodes start from
         (``plans.py``); ``start`` and ``project`` as for ``create``."""
+        lifetimes.windows(req, self.settings)  # 400 past the server's limits
         if req.checks:
             schemas.refuse_big_ints(req.checks, "checks")
         if req.state is not None:
@@ -275,6 +276,9 @@ class Engine:
             scoring=req.scoring,
             mode=req.mode,
         )
+        # Its own windows, or the server's: what expires_at is read from (views.py).
+        ep.idle_timeout = req.idle_timeout_seconds or self.settings.idle_timeout
+        ep.max_age = req.timeout_seconds or self.settings.max_age
         if plan.trigger is not None:
             ep.trigger = dict(plan.trigger)
         setup = plan.setup
@@ -350,6 +354,9 @@ class Engine:
         full = None
         plans: dict = {}  # an item's bytes -> its plan
         make_room, start = self.make_room, self.start_from
+        # One request, one birth: the episodes of a group share their deadline,
+        # and so the bytes of their create answers (service/created.py).
+        born = time.monotonic()
         for i, raw in enumerate(items):
             key = bytes(raw)
             try:
@@ -366,7 +373,9 @@ class Engine:
                     plan = plans[key] = self.plan(req.environment, world, req, project=project)
                 else:
                     make_room(1)
-                out.append((start(plan, project=project, announce=announce), plan))
+                ep = start(plan, project=project, announce=announce)
+                ep.born = ep.touched = born
+                out.append((ep, plan))
             except errors.RateLimited as e:
                 full = e
                 out.append(e)
@@ -391,6 +400,18 @@ class Engine:
         if self.journal is not None:
             self.journal.append(("f", src.id, ids, children[0].created_at))
         return src, children
+
+    def heartbeat(self, episode_id: str, project: str | None = None) -> Episode:
+        """Keep an open episode alive as a step would, without a step: its idle
+        window starts again now (its hard life does not move). Not logged: a
+        restart starts every replayed episode's idle window afresh anyway."""
+        ep = self.get(episode_id, project)
+        if ep.status != OPEN:
+            ended_by = ep.ended_by or ("finished" if ep.status == SUBMITTED else None)
+            raise errors.EpisodeClosed(f"episode {episode_id} has ended ({ended_by or ep.status}); a heartbeat "
+                                       "keeps only an open episode alive", ended_by=ended_by)
+        ep.touched = time.monotonic()
+        return ep
 
     def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
         """One call, its arguments as a Python value; the answer as a dict."""

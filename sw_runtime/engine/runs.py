@@ -90,6 +90,15 @@ class Run:
     def expires_at(self) -> str:
         return wall(self.created + timedelta(seconds=self.options.timeout_seconds))
 
+    @property
+    def idle_expires_at(self) -> str | None:
+        """When the run ends idle unless a call or a heartbeat comes first (None once ended)."""
+        if self.ended_by is not None:
+            return None
+        idle = self.created + timedelta(seconds=self.last_call_mono - self.created_mono
+                                        + self.options.idle_timeout_seconds)
+        return wall(min(idle, self.created + timedelta(seconds=self.options.timeout_seconds)))
+
     def due(self, now: float) -> str | None:
         """The ending that is due at monotonic time ``now``, if any."""
         if self.ended_by is not None:
@@ -125,6 +134,7 @@ class Run:
             "created_at": wall(self.created),
             "started_at": self.started_at,
             "expires_at": self.expires_at,
+            "idle_expires_at": self.idle_expires_at,
             "finished_at": self.finished_at,
             "scored_at": self.scored_at,
             "metadata": o.metadata,
@@ -217,6 +227,10 @@ class RunBook:
     def before_call(self, run: Run) -> str | None:
         """The ending due now (the caller ends the run and refuses the call), else None."""
         return run.due(self._clock())
+
+    def heartbeat(self, run: Run) -> None:
+        """Keep a run alive without a call: its idle window starts again now."""
+        run.last_call_mono = self._clock()
 
     def after_call(self, run: Run, surface: str) -> bool:
         """Record a counted call; True when it reached ``max_calls`` (the run ends)."""

@@ -8,6 +8,7 @@ import orjson
 from sw_core_ext import Store
 
 from .. import errors
+from .lifetimes import wall_of
 
 API = "/api/v1"
 
@@ -62,6 +63,20 @@ def _options(ep) -> dict:
     }
 
 
+def expires_at(ep) -> str | None:
+    """When an open episode ends if nothing touches it: the earlier of its
+    idle deadline and its hard one (``lifetimes.py``); None once it has ended."""
+    if ep.ended_by is not None or ep.status == "submitted" or ep.idle_timeout is None:
+        return None
+    return wall_of(min(ep.touched + ep.idle_timeout, ep.born + (ep.max_age or ep.idle_timeout)))
+
+
+def lifetime(ep) -> dict:
+    """What a heartbeat answers: the episode's deadline and its windows."""
+    return {"episode_id": ep.id, "status": ep.status, "expires_at": expires_at(ep),
+            "idle_timeout_seconds": ep.idle_timeout, "timeout_seconds": ep.max_age}
+
+
 def summary(ep) -> dict:
     """An episode as a list or a read shows it: who it is, where it stands, how it started."""
     return {
@@ -73,6 +88,9 @@ def summary(ep) -> dict:
         "step_budget": ep.task.step_budget if ep.task else None,
         "now": ep.clock[ep.steps],
         "created_at": ep.created_at,
+        "expires_at": expires_at(ep),
+        "idle_timeout_seconds": ep.idle_timeout,
+        "timeout_seconds": ep.max_age,
         **_options(ep),
         "start": ep.start_kind,
         "snapshot_id": ep.snapshot_id,
@@ -104,6 +122,9 @@ def created(ep) -> dict:
                    for c in ep.checks if c.source == "custom"],
         "seed_digest": ep.seed_digest,
         "now": ep.clock[0],
+        "expires_at": expires_at(ep),
+        "idle_timeout_seconds": ep.idle_timeout,
+        "timeout_seconds": ep.max_age,
         "next": next_links(ep),
     }
 

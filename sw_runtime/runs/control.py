@@ -130,6 +130,10 @@ def routes(svc, mcp=None) -> list:
         return _json(run_body(request, run))
 
     @_endpoint
+    async def heartbeat(request: Request):
+        return _json(run_body(request, await svc.heartbeat_run(request.path_params["run_id"], project_of(request))))
+
+    @_endpoint
     async def run_tools(request: Request):
         run = await svc.run_tools(request.path_params["run_id"], project_of(request))
         body = run_body(request, run, token=True)
@@ -145,6 +149,7 @@ def routes(svc, mcp=None) -> list:
         Route("/v1/runs", create_run, methods=["POST"]),
         Route("/v1/runs/{run_id}", show_run, methods=["GET"]),
         Route("/v1/runs/{run_id}/finish", finish_run, methods=["POST"]),
+        Route("/v1/runs/{run_id}/heartbeat", heartbeat, methods=["POST"]),
         Route("/v1/runs/{run_id}/tools", run_tools, methods=["GET"]),
         Route("/v1/runs/{run_id}/tools/{path:path}", Gateway(svc, mcp, "run"), methods=TOOL_METHODS),
         Route("/api/v1/episodes/{id}/tools/{path:path}", Gateway(svc, mcp, "episode"), methods=TOOL_METHODS),

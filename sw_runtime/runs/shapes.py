@@ -92,6 +92,7 @@ def run(f: dict, world, base: str, token: bool = False) -> dict:
         "evaluation": evaluation(f["evaluation"], f["checks"], f["scored_at"]) if f["evaluation"] else None,
         "episode_id": f["episode_id"],
         "seed": f["seed"],
+        "idle_expires_at": f["idle_expires_at"],
     }
     if token:
         out["token"] = f["token"]

@@ -318,6 +318,16 @@ class Service(RunOps):
         """Episodes, live and ended, filtered, in pages of stable (id) order."""
         return self.engine.page(status, environment, task_id, page, project)
 
+    def heartbeat(self, episode_id: str, *, project: str | None = None) -> dict:
+        """Keep an open episode alive without a step (a long model turn): its
+        idle window starts again now. Answers its new ``expires_at``. A run's
+        episode is kept alive as a run too (its idle window is 001's)."""
+        ep = self.engine.heartbeat(episode_id, project)
+        run = self.book.of_episode(episode_id)
+        if run is not None:
+            self.book.heartbeat(run)
+        return views.lifetime(ep)
+
     def delete(self, episode_id: str, *, project: str | None = None) -> dict:
         """End an episode (``ended_by: "deleted"``, scored) and free it."""
         try:

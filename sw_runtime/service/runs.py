@@ -156,6 +156,19 @@ class RunOps:
         await self._end(run, "finish", output)
         return run
 
+    async def heartbeat_run(self, run_id: str, project: str | None = None) -> Run:
+        """Keep a run alive without a call (a long model turn): its idle window
+        starts again now. A run that is due ends first, then answers ``run_ended``."""
+        run = self._run(run_id, project)
+        await self._logged(self._end_if_due(run))
+        if run.ended_by is not None:
+            raise errors.RunEnded(f"run {run.id} ended ({run.ended_by}) at {run.finished_at}; a heartbeat keeps "
+                                  "only a live run alive")
+        self.book.heartbeat(run)
+        if run.ep.status == "open":
+            self.engine.heartbeat(run.ep.id)
+        return run
+
     async def run_tools(self, run_id: str, project: str | None = None) -> Run:
         """A run whose tools still answer (``run_ended`` once it has ended)."""
         run = self._run(run_id, project)
