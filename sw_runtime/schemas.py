@@ -7,7 +7,7 @@ HTTP request.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -102,7 +102,14 @@ class Fork(_Body):
 
 
 class CreateSnapshot(_Body):
-    pass
+    # A label of the caller's, shown with the snapshot (at most 200 characters).
+    name: Annotated[str, msgspec.Meta(max_length=200)] | None = None
+
+
+class Restore(_Body):
+    """``POST /episodes/{id}/restore``: which snapshot of the episode to go back to."""
+
+    snapshot_id: str
 
 
 class ValidateSeed(_Body):

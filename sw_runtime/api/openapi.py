@@ -114,8 +114,10 @@ OPERATIONS = (
        a.DeliveryPage, query=_PAGE, tags=("webhooks",)),
     Op("GET", f"{API}/keys", "The project's API keys (never their secrets), a page at a time", a.KeyPage,
        query=_PAGE, errors=(400, 429), tags=("security",)),
-    Op("GET", f"{API}/snapshots", "The caller's snapshots, a page at a time", a.SnapshotPage, query=_PAGE,
-       errors=(400, 429)),
+    Op("GET", f"{API}/snapshots", "The caller's snapshots, a page at a time", a.SnapshotPage,
+       query=(("episode_id", {"type": "string"}, "only this episode's snapshots"), *_PAGE), errors=(400, 429)),
+    Op("POST", f"{API}/episodes/{{id}}/restore", "Put an open episode back to a snapshot of itself",
+       a.EpisodeSummary, body=schemas.Restore, errors=_LIFE),
 )
 
 # Routes outside the JSON API, served as they are.

@@ -29,7 +29,7 @@ from ..verify.evaluate import Facts
 from ..verify.judge import Judge
 from ..verify.score import BUDGET_ID, RULES, baseline, evaluate
 from ..worlds import get_world
-from . import custom_seeds, endings, faults, forks, lifetimes, sandbox, triggers, views
+from . import custom_seeds, endings, faults, forks, lifetimes, restore, sandbox, triggers, views
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
 from .ids import Minter, parse
@@ -615,15 +615,26 @@ class Engine:
                     found.setdefault(summary["episode_id"], summary)
         return paginate(found.values(), key=lambda e: (e["episode_id"],), page=page)
 
-    def take_snapshot(self, episode_id: str, snapshot_id: str | None = None, project: str | None = None):
+    def take_snapshot(self, episode_id: str, snapshot_id: str | None = None, project: str | None = None,
+                      name: str | None = None):
         """Snapshot an episode (open or ended, still in memory) of ``project``'s, when given."""
         ep = self.episodes.get(episode_id)
         if ep is None or (project is not None and ep.project != project):
             ep = self.get(episode_id, project)  # raises, saying why
-        snap = self.snapshots.take(ep, snapshot_id)
+        snap = self.snapshots.take(ep, snapshot_id, name)
         if self.journal is not None:
-            self.journal.append(("p", ep.id, snap.id, snap.created_at))
+            self.journal.append(("p", ep.id, snap.id, snap.created_at, name))
         return snap
+
+    def restore(self, episode_id: str, snapshot_id: str, project: str | None = None) -> Episode:
+        """Put an open episode back to a snapshot of itself (``restore.py``)."""
+        ep = self.get(episode_id, project)
+        snap = self.snapshots.get(snapshot_id, project)
+        restore.check(ep, snap)
+        restore.restore(ep, snap)
+        if self.journal is not None:
+            self.journal.append(("r", ep.id, snap.id, ep.steps, ep.digest))
+        return ep
 
     def delete_snapshot(self, snapshot_id: str, project: str | None = None):
         snap = self.snapshots.delete(snapshot_id, project)

@@ -147,7 +147,8 @@ class Run:
 
     def trace(self) -> list:
         """The episode's trace, each entry with the surface it came through."""
-        entries = self.ep.trace.entries()
+        # 001's trace is calls only: a restore's own row is not one (docs/RUNS.md).
+        entries = [e for e in self.ep.trace.entries() if "restored" not in e]
         for e in entries:
             i = e["seq"] - 1
             e["surface"] = self.surfaces[i] if i < len(self.surfaces) else "step"

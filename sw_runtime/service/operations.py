@@ -346,12 +346,23 @@ class Service(RunOps):
     # -- snapshots -----------------------------------------------------------------
 
     def take_snapshot(self, episode_id: str, body: bytes = b"", *, project: str | None = None) -> Reply:
-        schemas.decode(schemas.CreateSnapshot, body, empty_ok=True)
+        req = schemas.decode(schemas.CreateSnapshot, body, empty_ok=True)
         try:
-            snap = self.engine.take_snapshot(episode_id, project=project)
+            snap = self.engine.take_snapshot(episode_id, project=project, name=req.name)
         finally:
             self._commit()
         return Reply(_dumps(snap.describe()), created=True)
+
+    def restore(self, episode_id: str, body: bytes, *, project: str | None = None) -> dict:
+        """Put an open episode back to a snapshot of itself: its state, clock and
+        step count; the trace keeps what came after, marked undone, and a
+        ``restored`` row (``engine/restore.py``). Logged like a step."""
+        req = schemas.decode(schemas.Restore, body)
+        try:
+            ep = self.engine.restore(episode_id, req.snapshot_id, project)
+        finally:
+            self._commit()
+        return views.summary(ep)
 
     def snapshot(self, snapshot_id: str, *, project: str | None = None) -> dict:
         return self.engine.snapshots.get(snapshot_id, project).describe()
@@ -363,9 +374,10 @@ class Service(RunOps):
             self._commit()
         return {"snapshot_id": snap.id, "deleted": True}
 
-    def snapshots(self, page: PageRequest, *, project: str | None = None) -> dict:
-        """One page of the snapshots ``project`` may see, in the order taken."""
-        return self.engine.snapshots.page(page, project)
+    def snapshots(self, page: PageRequest, episode_id: str | None = None, *, project: str | None = None) -> dict:
+        """One page of the snapshots ``project`` may see, in the order taken;
+        only ``episode_id``'s when given."""
+        return self.engine.snapshots.page(page, project, episode_id)
 
     # -- custom seeds --------------------------------------------------------------
 

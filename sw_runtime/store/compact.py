@@ -59,6 +59,7 @@ def needed(lines) -> set:
                 parent[sid] = h.subject
             elif h.kind == "pd":
                 deleted.add(h.subject)
+
             elif h.kind == "e":
                 ended.add(h.subject)
     needed = live - ended - deleted
@@ -74,6 +75,10 @@ def needed(lines) -> set:
                         needed.add(y)
                         todo.append(y)
                         changed = True
+    # A snapshot's record goes with its episode's ("p" is about the episode):
+    # a kept episode keeps its deletions too, or a replay would bring back a
+    # snapshot deleted long ago (and a restore ("r") finds the one it used).
+    needed.update(sid for sid in deleted if parent.get(sid) in needed)
     return needed
 
 
