@@ -117,6 +117,13 @@ class ValidateSeed(_Body):
     task_id: str | None = None
 
 
+class BindChecks(_Body):
+    """``POST /checks/bind``: sentences to bind to checks, against a world if named."""
+
+    sentences: list[Any]
+    environment: str | None = None
+
+
 class RenderChecks(_Body):
     """``POST /checks/render``: checks to turn into sentences, checked against a world if named."""
 

@@ -68,6 +68,13 @@ class RenderedChecks(_Answer):
     lines: list[Any]
 
 
+class BoundChecks(_Answer):
+    """``POST /checks/bind``: each sentence's binding, in the order given (or ``"not_checked"``)."""
+
+    environment: str | None
+    results: list[Any]
+
+
 class Shard(_Answer):
     shard: int
     url: str
@@ -174,6 +181,8 @@ class State(_Answer):
 
 class SeedVerdict(_Answer):
     valid: bool
+    checked: list[str]
+    unchecked: list[str]
     issues: list[dict[str, Any]]
 
 

@@ -115,22 +115,33 @@ def set_up(world, task, start) -> tuple:
 
 
 def validate(world, state, task_id: str | None = None) -> dict:
-    """What ``/seeds/validate`` answers: ``{valid, issues: [{path, message}]}``,
-    plus the ``digest`` the episode would start with when the state is valid.
-    With ``task_id``, also whether that task can be set up on it."""
+    """What ``/seeds/validate`` answers (reference 003): ``{valid: true,
+    checked, unchecked, issues: [], digest}`` (``digest``: what the episode
+    would start with), or 422 ``invalid_seed`` with ``issues: [{path,
+    message}]`` and ``issue_count``. ``checked`` names the world whose own
+    parser ran; ``unchecked`` is always empty here: a world without a parser
+    takes no custom state at all, which is an issue. With ``task_id``, also
+    whether that task can be set up on it."""
     issues = issues_of(world, state)
+    start = None
+    if not issues:
+        start = prepare(world, state)
+        if task_id is not None:
+            task = world.tasks_by_id.get(task_id)
+            if task is None:
+                issues = [{"path": "$.task_id", "message": f"no task {task_id!r} in {world.name}"}]
+            else:
+                try:
+                    set_up(world, task, start)
+                except errors.InvalidRequest as e:
+                    issues = e.extra["issues"]
     if issues:
-        return {"valid": False, "issues": issues}
-    start = prepare(world, state)
-    if task_id is not None:
-        task = world.tasks_by_id.get(task_id)
-        if task is None:
-            return {"valid": False, "issues": [{"path": "$.task_id", "message": f"no task {task_id!r} in {world.name}"}]}
-        try:
-            set_up(world, task, start)
-        except errors.InvalidRequest as e:
-            return {"valid": False, "issues": e.extra["issues"]}
-    return {"valid": True, "issues": [], "digest": start.digest}
+        first = issues[0]
+        raise errors.InvalidSeed(
+            f"the state would not start a {world.name} episode: {first['path']}: {first['message']}"
+            + (f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""),
+            environment=world.name, issue_count=len(issues), issues=issues, checked=[], unchecked=[])
+    return {"valid": True, "checked": [world.name], "unchecked": [], "issues": [], "digest": start.digest}
 
 
 def start_name(start) -> str:

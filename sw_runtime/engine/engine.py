@@ -229,6 +229,10 @@ class Engine:
         if task is not None:
             setup, start_passes = self.seeds.setup(world, task, seed)
             checks = setup.checks
+        if req.replace_template_checks and not req.checks:
+            raise errors.EmptyCriteria(
+                "replace_template_checks drops the task's checks and no checks replace them: an episode with "
+                "nothing to check is never graded (reference 003); send checks, or leave the template's")
         if req.checks or req.replace_template_checks:
             asks = ("ask_user",) if setup is not None and setup.hidden_facts else ()
             checks = custom.parse(req.checks or [], world, checks, req.replace_template_checks, asks)
@@ -523,9 +527,21 @@ class Engine:
         if ep.status == SUBMITTING:
             raise errors.EpisodeSubmitting(f"episode {episode_id} is already being scored; read it with GET")
         if ep.status != OPEN:
-            raise errors.EpisodeClosed(f"episode {episode_id} was already submitted; read it with GET")
+            raise errors.EpisodeClosed(f"episode {episode_id} has ended ({ep.ended_by}); read it with GET",
+                                       ended_by=ep.ended_by)
         ep.status = SUBMITTING
         return ep
+
+    def finished_evaluation(self, episode_id: str, project: str | None = None) -> dict | None:
+        """The evaluation of an episode that was submitted (in memory or in the
+        results store), for ``project`` when given; None for any other."""
+        ep = self.episodes.get(episode_id) or self.pending_results.get(episode_id)
+        if ep is not None:
+            if project is not None and ep.project != project:
+                return None
+            return ep.evaluation if ep.ended_by == "finished" else None
+        kept = self.results.get(episode_id, project=project) if self.results is not None else None
+        return kept["evaluation"] if kept is not None and kept.get("ended_by") == "finished" else None
 
     def abort_submit(self, ep: Episode) -> None:
         if ep.status == SUBMITTING:

@@ -30,7 +30,7 @@ from ..engine import custom_seeds, faults, views
 from ..engine.engine import Engine
 from ..engine.users import ASK_USER
 from ..store import DataFolder
-from ..verify import custom, vocabulary
+from ..verify import bind, custom, vocabulary
 from ..worlds import get_world, registry
 from . import events, reads
 from .created import CreatedAnswers
@@ -166,6 +166,17 @@ class Service(RunOps):
         req = schemas.decode(schemas.RenderChecks, body)
         world = get_world(req.environment) if req.environment is not None else None
         return {"environment": req.environment, "lines": custom.render(req.checks, world)}
+
+    def bind_checks(self, body: bytes) -> dict:
+        """Sentences bound to the checks they stand for (``POST /checks/bind``,
+        reference 003; ``verify/bind.py``). An unknown world is no error:
+        every result is ``"not_checked"``, there being nothing to bind against."""
+        req = schemas.decode(schemas.BindChecks, body)
+        if req.environment is not None and req.environment not in registry():
+            bind.bind(req.sentences, None)  # the sentences' own shape is still checked
+            return {"environment": req.environment, "results": ["not_checked"] * len(req.sentences)}
+        world = get_world(req.environment) if req.environment is not None else None
+        return {"environment": req.environment, "results": bind.bind(req.sentences, world)}
 
     # -- the episode lifecycle ---------------------------------------------------
 
@@ -382,8 +393,10 @@ class Service(RunOps):
     # -- custom seeds --------------------------------------------------------------
 
     async def validate_seed(self, environment: str, body: bytes) -> dict:
-        """Check a custom state (and a task on it) without starting anything.
-        Parsing a large state takes real time: it runs off the event loop."""
+        """Check a custom state (and a task on it) without starting anything:
+        ``{valid, checked, unchecked, ...}``, or 422 ``invalid_seed`` with its
+        issues (reference 003). Parsing a large state takes real time: it runs
+        off the event loop."""
         world = get_world(environment)
         req = schemas.decode(schemas.ValidateSeed, body)
         return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id)
@@ -438,9 +451,18 @@ class Service(RunOps):
     async def _submit(self, episode_id: str, output: str, project: str | None = None) -> dict:
         """Score an episode, atomically: it is ``submitting`` while the judge
         is asked, so steps, forks and another submit answer 409 and the judge
-        is asked once. A closed episode is refused without asking a judge."""
+        is asked once. A second submit of a submitted episode answers its
+        first evaluation again (reference 003's idempotent finalize: never
+        scored twice, whatever the output); one the server ended otherwise
+        (idle, timeout, deleted) is 409 ``episode_closed`` with ``ended_by``."""
         engine = self.engine
-        ep = engine.begin_submit(episode_id, project)
+        try:
+            ep = engine.begin_submit(episode_id, project)
+        except errors.EpisodeClosed:
+            done = engine.finished_evaluation(episode_id, project)
+            if done is None:
+                raise
+            return done
         try:
             verdicts = await engine.judge.decide(ep, output)
         except BaseException:

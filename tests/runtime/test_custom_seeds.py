@@ -33,8 +33,16 @@ def small_state() -> dict:
 
 
 def validate(http, state, env="coinpurse", **extra) -> dict:
+    """The verdict: 200 ``{valid: true, checked, unchecked, ...}``, or 422
+    ``invalid_seed`` (reference 003), read back as ``{valid: false, issues}``."""
     r = http.post(f"/environments/{env}/seeds/validate", json={"state": state, **extra})
+    if r.status_code == 422:
+        err = assert_error(r, 422, "invalid_seed")
+        assert err["environment"] == env and err["issue_count"] == len(err["issues"]) and err["issues"], err
+        assert err["checked"] == [] and err["unchecked"] == []
+        return {"valid": False, "issues": err["issues"]}
     assert r.status_code == 200, r.text
+    assert r.json()["checked"] == [env] and r.json()["unchecked"] == []
     return r.json()
 
 
@@ -51,7 +59,8 @@ def test_every_world_parses_its_own_generated_states(name):
 
 def test_a_valid_state_validates_with_its_digest(http, tmp_path):
     got = validate(http, small_state())
-    assert got == {"valid": True, "issues": [], "digest": Store(small_state()).digest()}
+    assert got == {"valid": True, "checked": ["coinpurse"], "unchecked": [], "issues": [],
+                   "digest": Store(small_state()).digest()}
     assert got["digest"] == cli_digest(tmp_path, small_state())
 
 
