@@ -132,6 +132,8 @@ EXTRA = (
     ("GET", "/v1/environments"),
     ("GET", "/v1/environments/{env}"),
     ("POST", "/v1/runs"),
+    ("GET", "/v1/runs"),
+    ("GET", "/v1/runs/{run_id}/report.md"),
     ("GET", "/v1/runs/{run_id}"),
     ("POST", "/v1/runs/{run_id}/finish"),
     ("POST", "/v1/runs/{run_id}/heartbeat"),

@@ -29,7 +29,7 @@ from ..verify.evaluate import Facts
 from ..verify.judge import Judge
 from ..verify.score import BUDGET_ID, RULES, baseline, evaluate
 from ..worlds import get_world
-from . import custom_seeds, endings, faults, forks, lifetimes, restore, sandbox, triggers, views
+from . import custom_seeds, ended_state, endings, faults, forks, lifetimes, restore, sandbox, triggers, views
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
 from .ids import Minter, parse
@@ -168,6 +168,22 @@ class Engine:
             if kept is not None:
                 return kept
         return views.full(self.get(episode_id, project))
+
+    def state_of(self, episode_id: str, project: str | None = None):
+        """What a state dump reads: the live episode, or an ended one's end state
+        (held in memory, else rebuilt from the results store: ``ended_state.py``)."""
+        try:
+            return self.get(episode_id, project)
+        except errors.EpisodeClosed:
+            held = self.pending_results.get(episode_id)
+            if held is not None and (project is None or held.project == project):
+                return held
+            kept = None
+            if self.results is not None:
+                kept = self.results.get(episode_id, trace=False, end_state=True, project=project)
+            if kept is None:
+                raise
+            return ended_state.rebuild(self, kept)
 
     def new_episode_id(self) -> str:
         return self.ids.episode()

@@ -55,6 +55,7 @@ class RunOptions:
     agent_revision: str | None = None
     metadata: dict = field(default_factory=dict)
     task_text: str = ""  # the template's instruction, or the free text as given
+    group_id: str | None = None  # reference 003's trial group
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class Run:
     error: dict | None = None  # {type, message} when scoring failed
     finish_key: str | None = None
     surfaces: list = field(default_factory=list)  # the surface of each call, by seq - 1
+    seq: int = 0  # creation order on this server: the list's order (newest first)
 
     @property
     def id(self) -> str:
@@ -138,6 +140,7 @@ class Run:
             "finished_at": self.finished_at,
             "scored_at": self.scored_at,
             "metadata": o.metadata,
+            "group_id": o.group_id,
             "trace": self.trace() if ended else None,
             "evaluation": ep.evaluation if ended else None,
             "checks": {c.id: {"kind": c.__struct_config__.tag, "label": c.label, "source": c.source}
@@ -177,6 +180,7 @@ class RunBook:
         self.runs: dict = {}  # episode id -> Run
         self.open: dict = {}  # episode id -> Run, the runs not ended yet (what a sweep looks at)
         self.create_keys: dict = {}  # idempotency_key -> (sha256 of the canonical body, run id)
+        self._seq = 0
 
     # -- tokens --------------------------------------------------------------
 
@@ -199,8 +203,9 @@ class RunBook:
         if len(self.runs) >= self.max_runs:
             self._forget_ended()
         now = self._clock()
+        self._seq += 1
         run = Run(ep=ep, token=self.issue(ep.id), options=options, created=_now(), created_mono=now,
-                  last_call_mono=now)
+                  last_call_mono=now, seq=self._seq)
         self.runs[ep.id] = self.open[ep.id] = run
         return run
 

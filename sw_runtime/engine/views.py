@@ -180,7 +180,10 @@ def state_names(ep, collections: list | None = None) -> list:
 
 def state_head(ep) -> dict:
     """A state dump's fields other than its collections."""
-    return {"episode_id": ep.id, "environment": ep.world.name, "steps": ep.steps, "digest": ep.digest}
+    head = {"episode_id": ep.id, "environment": ep.world.name, "steps": ep.steps, "digest": ep.digest}
+    if getattr(ep, "changes_only", False):  # an ended episode whose start cannot be rebuilt (ended_state.py)
+        head["changes_only"] = True
+    return head
 
 
 def state(ep, collections: list | None = None) -> dict:

@@ -347,12 +347,14 @@ class Service(RunOps):
             self._commit()
 
     def state(self, episode_id: str, collections: list | None = None, *, project: str | None = None) -> dict:
-        return views.state(self.engine.get(episode_id, project), collections)
+        """An episode's state dump: live, or its end state once ended (also from
+        the results store once it left memory: ``engine/ended_state.py``)."""
+        return views.state(self.engine.state_of(episode_id, project), collections)
 
     async def state_json(self, episode_id: str, collections: list | None = None, *,
                          project: str | None = None) -> bytes:
         """``state`` as JSON, a large state encoded in slices (``reads.py``)."""
-        return await reads.state_json(self.engine.get(episode_id, project), collections)
+        return await reads.state_json(self.engine.state_of(episode_id, project), collections)
 
     # -- snapshots -----------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 
 from tests.conftest import running_server
@@ -26,13 +28,11 @@ def test_a_second_submit_answers_the_first_result(http):
 
 
 def test_a_second_submit_after_the_episode_left_memory_answers_from_the_results_store():
-    with running_server(env={"SW_KEEP_ENDED": "0"}) as url, httpx.Client(base_url=url, timeout=30) as http:
+    with running_server(env={"SW_KEEP_ENDED": "0", "SW_IDLE_TIMEOUT": "4"}) as url, httpx.Client(base_url=url, timeout=30) as http:
         eid = create(http, task_id="dm-01", seed=4)["episode_id"]
         first = http.post(f"/episodes/{eid}/submit").json()
-        for _ in range(40):  # the sweeper frees it within a period
-            if http.get(f"/episodes/{eid}").json()["status"] == "ended":
-                break
-            __import__("time").sleep(0.25)
+        time.sleep(2.5)  # the sweeper (every second: SW_IDLE_TIMEOUT / 4) frees it and stores its result
+        assert http.get(f"/episodes/{eid}").json()["status"] == "ended"
         again = http.post(f"/episodes/{eid}/submit")
         assert again.status_code == 200, again.text
         assert again.json()["score"] == first["score"] and again.json()["digest"] == first["digest"]
