@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from . import errors
 from .api import batch, catalog, cluster, episodes, forks, seeds, snapshots, state
-from .api import keys as keys_api, limits as limits_api, operations, webhooks as webhooks_api
+from .api import keys as keys_api, limits as limits_api, me as me_api, operations, webhooks as webhooks_api
 from .api.common import error_response, json_response
 from .api.fast import FastPaths
 from .api.request_ids import RequestIds
@@ -77,7 +77,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
     mcp = McpDoor(service)
     routes += runs_control.routes(service, mcp)  # /v1 and the tools under tools_url
     routes.append(Route("/api/v1/episodes/{id}/mcp", EpisodeMcp(mcp), methods=["GET", "POST", "DELETE"]))
-    for area in (limits_api, webhooks_api, keys_api, operations):
+    for area in (limits_api, me_api, webhooks_api, keys_api, operations):
         routes += area.routes(layer, service)
     app = Starlette(
         routes=routes,

@@ -12,7 +12,7 @@ from . import __version__
 
 # Modules with a ``register(subparsers)`` function adding their commands.
 COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worldkit.commands",
-                         "sw_runtime.security.keys_cmd"]
+                         "sw_runtime.security.keys_cmd", "sw_runtime.cluster.commands"]
 
 
 def _serve(args) -> int:
@@ -110,7 +110,8 @@ def _serve_cluster(args, settings) -> int:
 
     # Handed down, as build_app is: the cluster door imports neither the app nor the HTTP door.
     return serve_cluster(args.replicas, build_app, host=args.host, port=args.port, address=args.address, settings=settings,
-                         name=args.name, log_level=args.log_level, protocol=protocol.configured)
+                         name=args.name, log_level=args.log_level, protocol=protocol.configured,
+                         shared_storage=args.shared_data)
 
 
 def _digest(args) -> int:
@@ -127,6 +128,7 @@ def _digest(args) -> int:
     except orjson.JSONDecodeError as e:
         print(f"sandworld digest: {args.file} is not valid JSON: {e}", file=sys.stderr)
         return 2
+    composite = isinstance(data, dict) and isinstance(data.get("environments"), list) and len(data["environments"]) > 1
     if isinstance(data, dict) and isinstance(data.get("collections"), dict):
         data = data["collections"]
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
@@ -137,6 +139,11 @@ def _digest(args) -> int:
         )
         return 2
     try:
+        if composite:  # a composite episode's dump: world.collection keys, one digest per world, combined
+            from .worlds.composite import combine, nest
+
+            print(combine({world: Store(state).digest() for world, state in nest(data).items()}))
+            return 0
         store = Store(data)
     except (TypeError, ValueError, KeyError) as e:
         print(f"sandworld digest: the state cannot be hashed: {e}", file=sys.stderr)
@@ -190,6 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--name", default="sandworld",
                    help="with --replicas: the cluster's name; its Ray actors are NAME-shard-0… "
                         "(sandworld.ray.RayShards(NAME) finds them; default: %(default)s)")
+    s.add_argument("--shared-data", action="store_true",
+                   help="with --replicas: the data folder is on storage every Ray node mounts at the same path, "
+                        "so a shard whose node is lost restarts on another node and replays its log there "
+                        "(default: per-node storage; such a shard waits for its node; docs/CLUSTER.md)")
     s.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                    help="log level (default: %(default)s)")
     s.add_argument("--access-log", action="store_true", help="log every request")
@@ -198,7 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("digest", help="recompute the digest of a state dump",
                        description="Recompute the sha256 state digest of a state dump (see docs/DIGEST.md).")
     d.add_argument("file", metavar="STATE.json",
-                   help='a JSON object of collection -> {id: record}, or one with a "collections" key')
+                   help='a JSON object of collection -> {id: record}, or one with a "collections" key '
+                        '(a composite episode\'s dump, with its "environments", is hashed per world and combined)')
     d.set_defaults(run=_digest)
 
     # Commands that live with their own area register themselves here.

@@ -131,5 +131,12 @@ class UserSimulatorUnavailable(ApiError):
     code, status = "user_simulator_unavailable", 503
 
 
+class ShardDraining(ApiError):
+    """This shard of a cluster is draining: it takes no new episodes (start
+    them on another shard; ``GET /cluster`` lists which serve)."""
+
+    code, status = "shard_draining", 503
+
+
 class InternalError(ApiError):
     code, status = "internal_error", 500

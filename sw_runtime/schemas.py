@@ -34,6 +34,9 @@ class Trigger(_Body):
 
 
 class CreateEpisode(_Body):
+    # The worlds of the episode, one to three (a composite: worlds/composite.py);
+    # on /environments/{env}/episodes the path names the world instead.
+    environments: list[str] | None = None
     task_id: str | None = None
     seed: int = 0
     agent_name: str | None = None
@@ -115,6 +118,10 @@ class Restore(_Body):
 class ValidateSeed(_Body):
     state: Any
     task_id: str | None = None
+    # A composite's worlds (or name them in the path: /environments/a+b/seeds/validate),
+    # and the seed its worlds left out of the envelope boot from.
+    environments: list[str] | None = None
+    seed: int = 0
 
 
 class BindChecks(_Body):
@@ -132,9 +139,10 @@ class RenderChecks(_Body):
 
 
 class CreateItem(CreateEpisode, kw_only=True):
-    """One episode of a batch create: the single create's body plus its world."""
+    """One episode of a batch create: the single create's body plus its world
+    (``environment``, or ``environments`` for a composite)."""
 
-    environment: str
+    environment: str | None = None
 
 
 class BatchCreate(_Body):
@@ -158,6 +166,21 @@ class CreateWebhook(_Body):
 
     url: str
     events: list[str]
+    secret: str | None = None
+
+
+class UpdateWebhook(_Body):
+    """``PATCH /webhooks/{id}``: a new url or events (the secret is rotated apart)."""
+
+    url: str | None = None
+    events: list[str] | None = None
+
+
+class RotateSecret(_Body):
+    """``POST /webhooks/{id}/rotate-secret``: the old secret keeps signing beside
+    the new one for ``overlap_seconds`` (default a day; 0 stops it at once)."""
+
+    overlap_seconds: float = 86400.0
     secret: str | None = None
 
 

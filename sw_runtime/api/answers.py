@@ -75,6 +75,24 @@ class BoundChecks(_Answer):
     results: list[Any]
 
 
+class Me(_Answer):
+    """``GET /me``: the caller's key (id and hint, never the secret), project and scopes."""
+
+    auth: str
+    key: dict[str, Any] | None
+    project: str | None
+    scopes: list[str]
+
+
+class Usage(_Answer):
+    """``GET /usage``: what the caller holds against the server's caps."""
+
+    project: str | None
+    open_episodes: int
+    snapshots: int
+    caps: dict[str, Any]
+
+
 class Shard(_Answer):
     shard: int
     url: str

@@ -1,6 +1,8 @@
 """``GET /api/v1/cluster``: the shards of the cluster this server is part of.
 
-``{"shard": <this server's>, "shards": [{"shard", "url"}, ...]}``. A client
+``{"shard": <this server's>, "shards": [{"shard", "url"}, ...]}``; on a
+cluster started on Ray each shard also has its ``node`` and ``state``
+(``serving``, ``draining`` or ``down``), read from the cluster's membership. A client
 given any one URL reads it to find the rest, then routes each call by the
 shard in its episode id. A server started alone is a cluster of one: itself,
 shard 0, at the URL the request came in on.
@@ -30,6 +32,9 @@ def routes(service) -> list:
 
     @endpoint
     async def cluster(request: Request):
+        members = service.cluster()
+        if members is not None:  # a cluster on Ray: where each shard is now, its node and state
+            return json_response({"shard": settings.shard, "shards": members})
         own = str(request.base_url).rstrip("/") + API
         return json_response(listing(settings.shard, settings.peers, own))
 

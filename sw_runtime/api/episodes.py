@@ -26,6 +26,12 @@ def routes(service) -> list:
                                                    project=project_of(request)))
 
     @endpoint
+    async def create_composite(request: Request):
+        # The body names the worlds (``environments``): one to three.
+        body = await read_body(request, service.max_seed_body)
+        return reply_response(await service.create(None, body, idempotency_key(request), project=project_of(request)))
+
+    @endpoint
     async def show_episode(request: Request):
         return json_bytes_response(await service.episode_json(request.path_params["id"], project=project_of(request)))
 
@@ -60,6 +66,7 @@ def routes(service) -> list:
         Route(f"{API}/environments/{{env}}", show_environment, methods=["GET"]),
         Route(f"{API}/environments/{{env}}/episodes", create_episode, methods=["POST"]),
         Route(f"{API}/episodes", list_episodes, methods=["GET"]),
+        Route(f"{API}/episodes", create_composite, methods=["POST"]),
         Route(f"{API}/episodes/{{id}}", show_episode, methods=["GET"]),
         Route(f"{API}/episodes/{{id}}", delete_episode, methods=["DELETE"]),
         Route(f"{API}/episodes/{{id}}/step", step, methods=["POST"]),

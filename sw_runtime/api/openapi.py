@@ -108,11 +108,22 @@ OPERATIONS = (
        body=schemas.ValidateSeed, errors=(400, 404, 413, 422, 429)),
     Op("GET", f"{API}/limits", "The caller's rate limits and what is left", a.Limits, errors=(429,),
        tags=("security",)),
+    Op("GET", f"{API}/me", "The caller: its key, project and scopes", a.Me, errors=(429,), tags=("security",)),
+    Op("GET", f"{API}/usage", "What the caller holds against the server's caps", a.Usage, errors=(429,),
+       tags=("security",)),
     Op("POST", f"{API}/webhooks", "Register a webhook", a.WebhookCreated, 201, schemas.CreateWebhook,
        errors=(400, 413, 429), tags=("webhooks",)),
     Op("GET", f"{API}/webhooks", "The caller's webhooks, a page at a time", a.WebhookPage, query=_PAGE,
        errors=(400, 429), tags=("webhooks",)),
+    Op("GET", f"{API}/webhooks/{{id}}", "A webhook", a.Webhook, tags=("webhooks",)),
+    Op("PATCH", f"{API}/webhooks/{{id}}", "Change a webhook's url or events", a.Webhook, body=schemas.UpdateWebhook,
+       errors=(400, 404, 413, 429), tags=("webhooks",)),
     Op("DELETE", f"{API}/webhooks/{{id}}", "Delete a webhook", a.WebhookDeleted, tags=("webhooks",)),
+    Op("POST", f"{API}/webhooks/{{id}}/rotate-secret", "A new signing secret; the old one overlaps a while",
+       a.WebhookCreated, body=schemas.RotateSecret, body_required=False, errors=(400, 404, 413, 429),
+       tags=("webhooks",)),
+    Op("POST", f"{API}/webhooks/{{id}}/ping", "Send a test delivery (webhook.ping)", a.DeliveryRecord, 202,
+       tags=("webhooks",)),
     Op("GET", f"{API}/webhooks/{{id}}/deliveries", "A webhook's delivery log, a page at a time",
        a.DeliveryPage, query=_PAGE, tags=("webhooks",)),
     Op("GET", f"{API}/keys", "The project's API keys (never their secrets), a page at a time", a.KeyPage,
@@ -159,7 +170,7 @@ def build(ops=OPERATIONS) -> dict:
                    for n, s, d in op.query]
         gated = op.path.startswith(API)
         scope = required_scope(op.method, op.path.replace("{id}", "x").replace("{env}", "x"))
-        responses = {str(op.status): {"description": "OK" if op.status == 200 else "Created",
+        responses = {str(op.status): {"description": {200: "OK", 201: "Created", 202: "Accepted"}[op.status],
                                       "content": {"application/json": {"schema": ref[op.answer]}}}}
         for status in op.also:
             responses[str(status)] = {"description": "Not ready",

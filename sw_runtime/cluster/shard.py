@@ -25,6 +25,7 @@ import socket
 import time
 
 from ..config import Settings
+from . import members
 from .door import ServiceDoor
 
 log = logging.getLogger("sandworld.cluster")
@@ -35,6 +36,29 @@ _STARTUP = 60.0  # seconds a shard may take to bind its port before it reports a
 # (when the port lies in the kernel's ephemeral range), and keeps it through
 # TIME_WAIT, 60 s on Linux; SO_REUSEADDR does not pass over such a socket.
 _REBIND = 90.0
+# Seconds a shard that Ray brought back on another node waits for its old
+# port there before it takes any free one (its URL changes; the cluster's
+# membership says so, and clients learn it from GET /cluster).
+_MOVED_REBIND = 5.0
+_ANY_HOST = ("0.0.0.0", "::", "")
+
+
+def advertised(host: str, node_ip: str) -> str:
+    """The host to put in a shard's URL: the node's address when the server binds every interface."""
+    host = node_ip if host in _ANY_HOST else host
+    return f"[{host}]" if ":" in host else host
+
+
+def _node() -> dict:
+    """This process's Ray node: its id, address and custom resources (the labels
+    a deployment gives its nodes, by which placement can be seen)."""
+    import ray
+
+    node_id = ray.get_runtime_context().get_node_id()
+    info = next((n for n in ray.nodes() if n.get("NodeID") == node_id), {})
+    labels = sorted(r for r in info.get("Resources", {})
+                    if r not in ("CPU", "GPU", "memory", "object_store_memory") and not r.startswith("node:"))
+    return {"id": node_id, "ip": info.get("NodeManagerAddress", ""), "labels": labels}
 
 
 def _listen(host: str, port: int, shard: int, wait: float = 0.0) -> socket.socket:
@@ -67,13 +91,20 @@ class ShardServer:
     """A Sandworld server on ``host:port`` as shard ``settings.shard``."""
 
     def __init__(self, build_app, settings: Settings, host: str, port: int, url: str, log_level: str = "warning",
-                 protocol=None):
+                 protocol=None, cluster: str | None = None):
         """``protocol(settings)``: uvicorn's HTTP protocol class for the shard
         (``sw_runtime.api.protocol.configured``: read timeouts, a header limit,
-        errors in the envelope); None for uvicorn's plain httptools."""
+        errors in the envelope); None for uvicorn's plain httptools.
+        ``cluster``: the cluster's name, under which the shard keeps its entry
+        in the membership (``members.py``); None: a shard with fixed peers."""
         import uvicorn
 
         self.settings, self.host, self.port, self.url = settings, host, port, url
+        self.cluster, self.state = cluster, "serving"
+        self.node = _node() if cluster is not None else None
+        before = members.entries(cluster) if cluster is not None else []
+        was = next((e for e in before if e["shard"] == settings.shard), None)
+        moved = was is not None and was.get("node_id") != self.node["id"]
         # Bind here, not in uvicorn: a port that is taken then fails this actor's
         # creation at once with the reason, instead of a server task that exits
         # quietly and a launcher left waiting for it. A restart waits for its
@@ -83,19 +114,53 @@ class ShardServer:
         try:
             sock = _listen(host, port, settings.shard)
         except RuntimeError:
-            if not _restarted():
+            if not (_restarted() or moved):
                 raise
-            log.warning("shard %d: port %d is still in use; waiting up to %g s for it", settings.shard, port, _REBIND)
-            sock = _listen(host, port, settings.shard, wait=_REBIND)
+            if moved:  # on another node now: its old port there may be anyone's
+                log.warning("shard %d moved to node %s; port %d is in use there", settings.shard,
+                            self.node["id"][:8], port)
+                try:
+                    sock = _listen(host, port, settings.shard, wait=_MOVED_REBIND)
+                except RuntimeError:
+                    sock = _listen(host, 0, settings.shard)
+            else:
+                log.warning("shard %d: port %d is still in use; waiting up to %g s for it", settings.shard, port,
+                            _REBIND)
+                sock = _listen(host, port, settings.shard, wait=_REBIND)
+        self.port = sock.getsockname()[1]
+        if cluster is not None and (moved or self.port != port):
+            self.url = f"http://{advertised(host, self.node['ip'])}:{self.port}/api/v1"
         self.app = build_app(settings)
+        if cluster is not None:
+            self.app.state.service.membership = members.Membership(cluster)
         self.door = ServiceDoor(self.app.state.service)
         http = protocol(settings) if protocol is not None else "httptools"
-        config = uvicorn.Config(self.app, host=host, port=port, loop="none", http=http,
+        config = uvicorn.Config(self.app, host=host, port=self.port, loop="none", http=http,
                                 log_level=log_level, access_log=False, timeout_keep_alive=30, lifespan="on")
         self.server = uvicorn.Server(config)
         # Ray runs an async actor's __init__ on the actor's running event loop:
         # the server is a task there, started again by every restart.
         self.serving = asyncio.get_running_loop().create_task(self.server.serve(sockets=[sock]))
+        self.beating = asyncio.get_running_loop().create_task(self._beat()) if cluster is not None else None
+
+    def _entry(self) -> dict:
+        return {"shard": self.settings.shard, "url": self.url, "node_id": self.node["id"],
+                "node": {"ip": self.node["ip"], "labels": self.node["labels"]}, "state": self.state,
+                "pid": os.getpid()}
+
+    async def _beat(self) -> None:
+        """Keep this shard's entry in the membership fresh once it serves
+        (a stale one is listed as down)."""
+        while not self.server.started:
+            if self.serving.done():
+                return
+            await asyncio.sleep(0.05)
+        while not self.serving.done():
+            try:
+                members.put(self.cluster, self._entry())
+            except Exception:  # the GCS is briefly unreachable: the next beat tries again
+                log.warning("shard %d could not refresh its membership entry", self.settings.shard, exc_info=True)
+            await asyncio.sleep(members.BEAT)
 
     async def ready(self) -> dict:
         """Wait until the server listens; then who this shard is."""
@@ -109,12 +174,30 @@ class ShardServer:
                 raise RuntimeError(f"shard {self.settings.shard} did not start within {_STARTUP:g} s")
             await asyncio.sleep(0.02)
             waited += 0.02
-        return {"shard": self.settings.shard, "url": self.url, "pid": os.getpid()}
+        if self.cluster is not None:
+            members.put(self.cluster, self._entry())  # listed before the launcher hears it is ready
+        return {"shard": self.settings.shard, "url": self.url, "pid": os.getpid(),
+                "node_id": self.node["id"] if self.node else None}
 
     async def stop(self) -> None:
         """Stop serving (the launcher calls it before killing the actor, so connections close cleanly)."""
         self.server.should_exit = True
         await self.serving
+        if self.beating is not None:
+            self.beating.cancel()
+            members.remove(self.cluster, self.settings.shard)
+
+    async def drain(self, deadline: float) -> dict:
+        """Take no new episodes, wait until the open ones end or ``deadline``
+        seconds pass, end (score and store) those still open, and stop. The
+        launcher or ``sandworld cluster drain`` kills the actor after."""
+        self.state = "draining"
+        service = self.app.state.service
+        if self.cluster is not None:
+            members.put(self.cluster, self._entry())
+        ended = await service.drain(deadline)
+        await self.stop()
+        return {"shard": self.settings.shard, "ended": ended}
 
     # -- the Ray-native door: the same JSON bytes as HTTP, no HTTP -----------------------
 

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sw_core_ext import Store
-
 from .. import errors
 from ..verify.score import baseline
 from . import seed_probe
@@ -88,7 +86,7 @@ def prepare(world, state, task=None, seed: int = 0) -> Start:
     issues = issues_of(world, state)
     if issues:
         raise invalid_state(world, issues)
-    store = Store(state, collections=world.collections)
+    store = world.state_store(state, seed)
     start = Start(store=store, digest=store.digest(), kind="state", seed=seed)
     if task is not None:
         set_up(world, task, start)
@@ -114,18 +112,26 @@ def set_up(world, task, start) -> tuple:
     return got
 
 
-def validate(world, state, task_id: str | None = None) -> dict:
+def validate(world, state, task_id: str | None = None, seed: int = 0) -> dict:
     """What ``/seeds/validate`` answers (reference 003): ``{valid: true,
     checked, unchecked, issues: [], digest}`` (``digest``: what the episode
     would start with), or 422 ``invalid_seed`` with ``issues: [{path,
-    message}]`` and ``issue_count``. ``checked`` names the world whose own
-    parser ran; ``unchecked`` is always empty here: a world without a parser
-    takes no custom state at all, which is an issue. With ``task_id``, also
-    whether that task can be set up on it."""
+    message}]`` and ``issue_count``. ``checked`` names the worlds whose own
+    parser ran on the state (a composite's: the parts the envelope gives;
+    the others start from ``seed``); ``unchecked`` is always empty here: a
+    world without a parser takes no custom state at all, which is an issue.
+    With ``task_id``, also whether that task can be set up on it. A
+    composite's answer adds ``worlds``: each world's own verdict, and
+    whether it starts from the envelope (``"state"``) or from ``seed``."""
     issues = issues_of(world, state)
+    per_world = _per_world(world, state, issues, seed)
     start = None
     if not issues:
-        start = prepare(world, state)
+        start = prepare(world, state, seed=seed)
+        if per_world:
+            for name, digest in start.store.digests().items():
+                if per_world["worlds"][name]["valid"]:
+                    per_world["worlds"][name]["digest"] = digest
         if task_id is not None:
             task = world.tasks_by_id.get(task_id)
             if task is None:
@@ -140,8 +146,24 @@ def validate(world, state, task_id: str | None = None) -> dict:
         raise errors.InvalidSeed(
             f"the state would not start a {world.name} episode: {first['path']}: {first['message']}"
             + (f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""),
-            environment=world.name, issue_count=len(issues), issues=issues, checked=[], unchecked=[])
-    return {"valid": True, "checked": [world.name], "unchecked": [], "issues": [], "digest": start.digest}
+            environment=world.name, issue_count=len(issues), issues=issues, checked=[], unchecked=[], **per_world)
+    checked = [n for n, w in per_world["worlds"].items() if w["source"] == "state"] if per_world else [world.name]
+    return {"valid": True, "checked": checked, "unchecked": [], "issues": [], "digest": start.digest, **per_world}
+
+
+def _per_world(world, state, issues: list, seed: int) -> dict:
+    """A composite's verdict per world (empty for one world)."""
+    parts = getattr(world, "parts", None)
+    if not parts:
+        return {}
+    given = state if isinstance(state, dict) else {}
+    out = {}
+    for name in parts:
+        mine = [i for i in issues if i["path"] == f"$.{name}" or i["path"].startswith((f"$.{name}.", f"$.{name}["))]
+        out[name] = {"source": "state" if name in given else "seed", "valid": not mine, "issues": mine}
+        if name not in given:
+            out[name]["seed"] = seed
+    return {"worlds": out}
 
 
 def start_name(start) -> str:

@@ -28,7 +28,7 @@ from ..verify import custom
 from ..verify.evaluate import Facts
 from ..verify.judge import Judge
 from ..verify.score import BUDGET_ID, RULES, baseline, evaluate
-from ..worlds import get_world
+from ..worlds import world_of
 from . import custom_seeds, ended_state, endings, faults, forks, lifetimes, restore, sandbox, triggers, views
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
@@ -121,6 +121,7 @@ class Engine:
         # Called with (event, episode, evaluation-or-ending) as episodes start,
         # are scored and end (the service hands them to its listeners: webhooks).
         self.on_event = None
+        self.draining = False  # a draining shard takes no new episodes (cluster drain)
         READS.resize(self.settings.read_cache)
         self.reads = READS  # pure-read answers, shared by every engine of the process
 
@@ -203,9 +204,9 @@ class Engine:
         its custom state, already prepared (``custom_seeds.prepare``);
         ``episode_id``: the id it had (a replay), else a new one. ``project``:
         the caller's (None with keys off); the episode is its."""
-        world = get_world(environment)
+        world = world_of(environment, req.environments)
         self.make_room(1)
-        return self.start_from(self.plan(environment, world, req, start, project), episode_id, project)
+        return self.start_from(self.plan(world.name, world, req, start, project), episode_id, project)
 
     def plan(self, environment: str, world, req, start=None, project: str | None = None) -> Plan:
         """Validate a create request and make what its episodes start from
@@ -313,6 +314,7 @@ class Engine:
             if logged is None:
                 body = _asdict(req)  # the create body: CreateEpisode's fields (a CreateItem's less its world)
                 body.pop("environment", None)
+                body.pop("environments", None)  # the record names the world
                 logged = plan.logged = _Raw(_encode(body))
             self.journal.append(("c", ep.id, plan.environment, logged, ep.created_at, project))
         ep.project = project
@@ -348,6 +350,9 @@ class Engine:
         """Refuse ``n`` more open episodes past the caps. O(1): the sweeper,
         not a refused create, is what frees room."""
         s = self.settings
+        if self.draining:
+            raise errors.ShardDraining(f"shard {s.shard} is draining and takes no new episodes; start them on "
+                                       "another shard (GET /api/v1/cluster lists the shards that serve)")
         if self.live + n > s.max_episodes:
             raise errors.RateLimited(
                 f"{n} more episodes would pass this server's maximum of {s.max_episodes} open episodes "
@@ -388,9 +393,9 @@ class Engine:
                 if full is not None:
                     raise full  # at the cap: nothing later in this request can free room
                 if plan is None:
-                    world = get_world(req.environment)
+                    world = world_of(req.environment, req.environments)
                     make_room(1)
-                    plan = plans[key] = self.plan(req.environment, world, req, project=project)
+                    plan = plans[key] = self.plan(world.name, world, req, project=project)
                 else:
                     make_room(1)
                 ep = start(plan, project=project, announce=announce)
@@ -572,7 +577,7 @@ class Engine:
             log.exception("verifier failed for episode %s", ep.id)
             ev = {"episode_id": ep.id, "pass": None, "score": None, "steps": ep.steps, "checks": [],
                   "failure_kind": "infra", "mask_sample": True, "error": type(e).__name__,
-                  "state_diff": ep.store.diff(ep.start), "digest": ep.digest, "seed_digest": ep.seed_digest}
+                  "state_diff": ep.world.by_world(ep.store.diff(ep.start)), "digest": ep.digest, "seed_digest": ep.seed_digest}
         self._ended(ep, ended_by, ev, "", None)
         self.free(ep.id)
         if self.on_event is not None:
@@ -721,7 +726,7 @@ class Engine:
             "failure_kind": failure_kind,
             "mask_sample": False,
             "training": ep.training,
-            "state_diff": facts.diff,
+            "state_diff": ep.world.by_world(facts.diff),
             "digest": ep.digest,
             "seed_digest": ep.seed_digest,
         }

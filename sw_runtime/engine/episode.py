@@ -64,7 +64,7 @@ log = logging.getLogger("sandworld.engine")
 
 OPEN, SUBMITTING, SUBMITTED = "open", "submitting", "submitted"
 # How an episode ended: a submit, or the server ending it (endings.py).
-ENDED_BY = ("finished", "idle", "timeout", "step_limit", "deleted")
+ENDED_BY = ("finished", "idle", "timeout", "step_limit", "deleted", "drained")
 TRACE_ARGS_CAP = 64 * 1024  # arguments larger than this are not kept in the trace (settings.max_trace_arguments)
 
 

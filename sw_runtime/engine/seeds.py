@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from sw_core_ext import Store
-
 from ..verify.score import baseline
 
 
@@ -34,7 +32,7 @@ class SeedCache:
         key = (world.name, world.version, seed)
         entry = self._items.get(key)
         if entry is None:
-            store = Store(world.generate(seed), collections=world.collections)
+            store = world.seed_store(seed)
             entry = SeedState(store=store, digest=store.digest(), seed=seed)
             self._items[key] = entry
             if len(self._items) > self.capacity:

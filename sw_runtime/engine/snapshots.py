@@ -102,6 +102,12 @@ class Snapshots:
     def __len__(self) -> int:
         return len(self._items)
 
+    def count(self, project: str | None = None) -> int:
+        """How many snapshots ``project`` holds (all of them for None)."""
+        if project is None:
+            return len(self._items)
+        return sum(1 for s in self._items.values() if s.project == project)
+
     def take(self, ep, snapshot_id: str | None = None, name: str | None = None) -> Snapshot:
         """Snapshot episode ``ep`` as it stands now (open or submitted);
         ``snapshot_id``: the id it had (a replay); ``name``: the caller's label."""

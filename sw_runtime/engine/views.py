@@ -39,8 +39,9 @@ def _fragment(key: tuple, owner, make):
 
 
 def _identity(ep) -> dict:
-    """Which episode: the first fields of every answer about one."""
-    return {
+    """Which episode: the first fields of every answer about one (and, for a
+    composite, its worlds and their versions)."""
+    body = {
         "episode_id": ep.id,
         "environment": ep.world.name,
         "environment_version": ep.world.version,
@@ -48,6 +49,11 @@ def _identity(ep) -> dict:
         "seed": ep.seed,
         "agent_name": ep.agent_name,
     }
+    parts = getattr(ep.world, "parts", None)
+    if parts:
+        body["environments"] = ep.world.environments
+        body["environment_versions"] = ep.world.environment_versions
+    return body
 
 
 def _options(ep) -> dict:
@@ -179,11 +185,15 @@ def state_names(ep, collections: list | None = None) -> list:
 
 
 def state_head(ep) -> dict:
-    """A state dump's fields other than its collections."""
-    head = {"episode_id": ep.id, "environment": ep.world.name, "steps": ep.steps, "digest": ep.digest}
+    """A state dump's fields other than its collections (a composite's names
+    its worlds and each one's digest)."""
+    body = {"episode_id": ep.id, "environment": ep.world.name, "steps": ep.steps, "digest": ep.digest}
+    if getattr(ep.world, "parts", None):
+        body["environments"] = ep.world.environments
+        body["digests"] = ep.store.digests()
     if getattr(ep, "changes_only", False):  # an ended episode whose start cannot be rebuilt (ended_state.py)
-        head["changes_only"] = True
-    return head
+        body["changes_only"] = True
+    return body
 
 
 def state(ep, collections: list | None = None) -> dict:
@@ -194,5 +204,5 @@ def state(ep, collections: list | None = None) -> dict:
     body = state_head(ep)
     body["collections"] = dump
     if collections is not None:
-        body["collections_digest"] = Store(dump).digest()
+        body["collections_digest"] = Store(dump).digest()  # over the names as dumped (world.collection in a composite)
     return body

@@ -93,6 +93,8 @@ def routes(svc, mcp=None) -> list:
     published = wall(datetime.now(timezone.utc))  # the worlds are published when the server starts
 
     def slug_of(ref: str) -> str:
+        if "+" in ref:  # a composite's worlds (the service says what is wrong with them)
+            return svc.world(ref).name
         for name in svc.environment_names():
             if ref in (name, shapes.env_id(name)):
                 return name

@@ -97,5 +97,6 @@ class Gateway:
         if dialect.ignores_unknown:  # as Slack's Web API and GitHub's REST API do
             props = schema.get("properties", {})
             args = {k: v for k, v in args.items() if k in props}
-        answer = await self.svc.tool_call(episode_id, token, routed.tool, orjson.dumps(args), routed.address.surface)
+        # the tool's name in the episode (a composite may serve it as world.name)
+        answer = await self.svc.tool_call(episode_id, token, tool["name"], orjson.dumps(args), routed.address.surface)
         return dialect.answer(answer)

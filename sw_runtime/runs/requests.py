@@ -26,7 +26,10 @@ class Agent(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class CreateRun(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    environment: str
+    # 001's one environment (a slug, an id, or a composite's name "a+b"), or
+    # ours: the worlds of a composite run, two or three.
+    environment: str | None = None
+    environments: list[str] | None = None
     task: Annotated[str, Meta(min_length=1, max_length=8192)]
     checks: list[dict[str, Any]] = []
     replace_template_checks: bool = False
@@ -77,10 +80,12 @@ def run_request(body: bytes) -> RunRequest:
     req = decode(CreateRun, body)
     if len(orjson.dumps(req.metadata)) > MAX_METADATA:
         raise errors.InvalidRequest(f"metadata is over {MAX_METADATA} bytes")
+    if (req.environment is None) == (req.environments is None):
+        raise errors.InvalidRequest("give environment (a slug) or environments (a composite's worlds), one of them")
     plain = msgspec.to_builtins(req)
     plain.pop("idempotency_key", None)
     return RunRequest(
-        environment=req.environment,
+        environment=req.environment if req.environments is None else "+".join(req.environments),
         task=req.task,
         checks=[_check(c) for c in req.checks],
         replace_template_checks=req.replace_template_checks,

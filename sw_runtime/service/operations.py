@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 import msgspec
 import orjson
@@ -28,10 +29,11 @@ from ..config import Settings
 from ..pagination import PageRequest
 from ..engine import custom_seeds, faults, views
 from ..engine.engine import Engine
+from ..engine.episode import OPEN
 from ..engine.users import ASK_USER
 from ..store import DataFolder
 from ..verify import bind, custom, vocabulary
-from ..worlds import get_world, registry
+from ..worlds import composites, get_world, registry, world_of
 from . import events, reads
 from .created import CreatedAnswers
 from .idempotent import run_keyed
@@ -74,6 +76,9 @@ class Service(RunOps):
         self._listeners: list = []
         self._hearing: list = []  # each listener's hears (listen), or None
         self.engine.on_event = self._on_event
+        # Where GET /cluster reads the shards from, in a cluster whose members
+        # change (set by the cluster door: cluster/members.py); None: the peers are fixed.
+        self.membership = None
 
     # -- running ---------------------------------------------------------------
 
@@ -100,6 +105,29 @@ class Service(RunOps):
             self.data.close()
             self._opened = False
 
+    async def drain(self, deadline: float) -> int:
+        """Take no new episodes; wait up to ``deadline`` seconds for the open
+        ones to end, then end the rest (``ended_by: "drained"``, scored and
+        stored as any ending). Answers how many it ended."""
+        engine = self.engine
+        engine.draining = True
+        until = time.monotonic() + deadline
+        while engine.live > 0 and time.monotonic() < until:
+            await asyncio.sleep(0.1)
+        ended = 0
+        for ep in [e for e in engine.episodes.values() if e.status == OPEN]:
+            engine.end(ep, "drained")
+            ended += 1
+        self._commit()
+        self.data.store_results(engine)
+        return ended
+
+    def cluster(self) -> list | None:
+        """The shards of this server's cluster as its membership lists them
+        (``[{shard, url, node_id, node, state}]``), or None when its peers
+        are fixed (``Settings.peers``, or a lone server)."""
+        return self.membership.shards() if self.membership is not None else None
+
     def health(self) -> dict:
         return {"ok": True, "version": __version__, "core": IMPLEMENTATION, "episodes": len(self.engine.episodes),
                 "open": self.engine.live, "boot_id": self.engine.ids.boot, "read_cache": self.engine.reads.stats(),
@@ -123,6 +151,30 @@ class Service(RunOps):
         kept a while: ``/healthz`` ``episodes``), idempotency keys remembered."""
         return {**self.engine.tally.snapshot(), "live_episodes": self.engine.live,
                 "held_episodes": len(self.engine.episodes), "idempotency_keys": len(self.keys)}
+
+    def usage(self, *, project: str | None = None) -> dict:
+        """``GET /usage``: what ``project`` holds against the server's caps (the
+        whole server when ``project`` is None: keys off). A project's counts
+        walk the episodes in memory once; the server's are kept as they go."""
+        s, engine = self.settings, self.engine
+        if project is None:
+            open_episodes, snapshots = engine.live, len(engine.snapshots)
+        else:
+            open_episodes = sum(1 for ep in engine.episodes.values()
+                                if ep.project == project and (ep.status == OPEN or ep.status == "submitting"))
+            snapshots = engine.snapshots.count(project)
+        runs = sum(1 for r in self.book.open.values() if project is None or r.ep.project == project)
+        return {
+            "project": project,
+            "open_episodes": open_episodes,
+            "open_runs": runs,
+            "snapshots": snapshots,
+            "caps": {"max_episodes": s.max_episodes, "max_snapshots": s.max_snapshots,
+                     "step_limit": s.step_limit, "idle_timeout_seconds": s.idle_timeout,
+                     "timeout_seconds": s.max_age},
+            "server": {"open_episodes": engine.live, "snapshots": len(engine.snapshots),
+                       "trace_bytes": engine.meter[0], "max_trace_bytes": s.max_live_bytes},
+        }
 
     def listen(self, listener, hears=None) -> None:
         """Call ``listener(event, project, data)`` for each lifecycle event
@@ -150,7 +202,8 @@ class Service(RunOps):
     # -- the catalogue -----------------------------------------------------------
 
     def environments(self) -> dict:
-        return {"environments": [w.describe(full=False) for w in registry().values()]}
+        return {"environments": [w.describe(full=False) for w in registry().values()],
+                "composites": [w.describe(full=False) for w in composites()]}
 
     def environment(self, name: str) -> dict:
         return get_world(name).describe()
@@ -180,7 +233,7 @@ class Service(RunOps):
 
     # -- the episode lifecycle ---------------------------------------------------
 
-    async def create(self, environment: str, body: bytes, key: str | None = None, *,
+    async def create(self, environment: str | None, body: bytes, key: str | None = None, *,
                      project: str | None = None) -> Reply:
         async def run():
             req = schemas.decode(schemas.CreateEpisode, body, empty_ok=True)
@@ -189,7 +242,8 @@ class Service(RunOps):
             ep = self.engine.create(environment, req, start, project=project)
             return Reply(_dumps(self._created(ep)), created=True)
 
-        return await self._logged(run_keyed(self.keys, _scope("episodes.create", project), key, environment, body, run))
+        return await self._logged(run_keyed(self.keys, _scope("episodes.create", project), key, environment or "",
+                                            body, run))
 
     async def create_many(self, body: bytes, key: str | None = None, *, project: str | None = None,
                           on_count=None) -> Reply:
@@ -399,9 +453,9 @@ class Service(RunOps):
         ``{valid, checked, unchecked, ...}``, or 422 ``invalid_seed`` with its
         issues (reference 003). Parsing a large state takes real time: it runs
         off the event loop."""
-        world = get_world(environment)
         req = schemas.decode(schemas.ValidateSeed, body)
-        return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id)
+        world = world_of(environment, req.environments)
+        return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id, req.seed)
 
     # -- helpers -----------------------------------------------------------------
 
@@ -446,7 +500,7 @@ class Service(RunOps):
         loop (``None`` when it has none: the engine takes it from there)."""
         if req.state is None or req.snapshot_id is not None:
             return None
-        world = get_world(environment)
+        world = world_of(environment, req.environments)
         task = world.tasks_by_id.get(req.task_id) if req.task_id is not None else None
         return await asyncio.to_thread(custom_seeds.prepare, world, req.state, task, req.seed)
 

@@ -258,7 +258,8 @@ class RunOps:
 
     def tool_definition(self, episode_id: str, token: str | None, name: str) -> dict | None:
         """One tool the episode offers, as ``step`` serves it (None: it has no such tool)."""
-        tool = self.authorize(episode_id, token).world.tools_by_name.get(name)
+        world = self.authorize(episode_id, token).world
+        tool = world.tools_by_name.get(world.served(name))
         return tool.definition() if tool is not None else None
 
     def tool_definitions(self, episode_id: str, token: str | None) -> list:

@@ -25,7 +25,7 @@ def register(sub) -> None:
                        description="Check registered worlds: tool schemas, seeded determinism (also in two other "
                                    "processes), every task's reference solution on every seed, and that doing "
                                    "nothing fails.")
-    c.add_argument("names", nargs="*", metavar="NAME", help="worlds to check (default: every registered world)")
+    c.add_argument("names", nargs="*", metavar="NAME", help="worlds to check, or a composite of two or three (codehost+offsite-planning); default: every registered world, then every set of worlds with cross-app tasks")
     c.add_argument("--seeds", type=int, default=50, help="check seeds 0..N-1 (default: %(default)s)")
     c.add_argument("--no-processes", action="store_true",
                    help="skip the two-process determinism check (faster)")
@@ -58,12 +58,13 @@ def _check_world(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from ..worlds import PACKAGES, registry
+    from ..worlds import PACKAGES, composites, registry
     from .checker import check_world
 
     console = Console()
-    names = args.names or sorted(registry())
-    unknown = [n for n in names if n not in registry()]
+    # every world, then every set of worlds with cross-app tasks (a composite: "a+b")
+    names = args.names or sorted(registry()) + [c.name for c in composites()]
+    unknown = [n for n in names if n not in registry() and not _composite(n)]
     if unknown:
         known = ", ".join(sorted(registry()))
         hint = "" if all(n in PACKAGES for n in unknown) else (
@@ -93,6 +94,20 @@ def _check_world(args) -> int:
         return 1
     console.print(f"[green]All {len(reports)} world(s) pass.")
     return 0
+
+
+def _composite(name: str) -> bool:
+    """Whether ``name`` is a composite of served worlds (``codehost+offsite-planning``)."""
+    from .. import errors
+    from ..worlds import composite, get_world
+
+    if composite.SEP not in name:
+        return False
+    try:
+        get_world(name)
+    except errors.ApiError:
+        return False
+    return True
 
 
 def _table(report, Table):

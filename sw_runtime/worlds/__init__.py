@@ -20,6 +20,7 @@ import os
 from importlib import metadata
 
 from .. import errors
+from . import composite
 
 GROUP = "sandworld.worlds"
 DISTRIBUTION = "sandworld-runtime"
@@ -86,8 +87,60 @@ def registry() -> dict:
     return _REGISTRY
 
 
+_COMPOSITES: dict = {}
+
+
 def get_world(name: str):
+    """The world named ``name``; a name joining two or three worlds with
+    ``+`` (``codehost+offsite-planning``, in any order) is their composite
+    (``composite.py``), made once and kept."""
     world = registry().get(name)
     if world is None:
+        if composite.SEP in name:
+            return get_composite(name.split(composite.SEP))
         raise errors.NotFound(f"no environment {name!r}; the environments are {', '.join(registry())}")
     return world
+
+
+def get_composite(names) -> "composite.Composite":
+    """The composite of the worlds ``names`` (``InvalidRequest`` naming a world
+    that is unknown, twice, or one too many); one world's name is that world."""
+    names = composite.part_names(names)
+    unknown = [n for n in names if n not in registry()]
+    if unknown:
+        raise errors.InvalidRequest(f"environments: no world {', '.join(map(repr, unknown))}; "
+                                    f"the worlds are {', '.join(registry())}")
+    key = composite.SEP.join(names)
+    if len(names) == 1:
+        return registry()[key]
+    got = _COMPOSITES.get(key)
+    if got is None:
+        from .crossapp import tasks_for
+
+        got = _COMPOSITES[key] = composite.compose([registry()[n] for n in names], tasks_for(names))
+    return got
+
+
+def world_of(environment: str | None, environments: list | None):
+    """The world a create names: by its path or item's ``environment``, or by
+    its body's ``environments`` (one to three worlds); when both are given
+    they must name the same world."""
+    if environments is not None:
+        if not environments:
+            raise errors.InvalidRequest("environments: name one to three worlds, e.g. [\"codehost\", \"offsite-planning\"]")
+        world = get_composite(environments)
+        if environment and get_world(environment) is not world:
+            raise errors.InvalidRequest(f"environments names {world.name}, but the request is for {environment}; "
+                                        "give one of them")
+        return world
+    if not environment:
+        raise errors.InvalidRequest("name the episode's worlds: \"environments\": [\"coinpurse\"] (one to three)")
+    return get_world(environment)
+
+
+def composites() -> list:
+    """Every set of served worlds that has cross-app tasks, as ``GET /environments`` lists them."""
+    from .crossapp import SETS
+
+    served = registry()
+    return [get_composite(names) for names in SETS if all(n in served for n in names)]

@@ -9,6 +9,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
+from sw_core_ext import Store
+
 
 @dataclass(frozen=True)
 class Reaction:
@@ -70,6 +72,26 @@ class World:
             raise ValueError(f"world {self.name}: duplicate task ids")
         if self.state_schema is not None and set(self.state_schema.collections) != set(self.collections):
             raise ValueError(f"world {self.name}: its state_schema must type exactly its collections")
+
+    def seed_store(self, seed: int):
+        """The start ``Store`` of ``seed`` (a composite's holds one per part)."""
+        return Store(self.generate(seed), collections=self.collections)
+
+    def state_store(self, state: dict, seed: int = 0):
+        """The start ``Store`` of a custom ``state`` already validated by
+        ``state_schema`` (a composite fills the parts its envelope leaves
+        out from ``seed``)."""
+        return Store(state, collections=self.collections)
+
+    def served(self, name: str) -> str:
+        """What this world calls a tool its own world calls ``name`` (a
+        composite may serve it as ``world.name``)."""
+        return name
+
+    def by_world(self, flat: dict) -> dict:
+        """A state diff or dump keyed by collection, as answers show it (a
+        composite nests it by world)."""
+        return flat
 
     def clock(self, steps: int) -> list:
         """Timestamps of steps 0..steps, formatted once (formatting costs more than a step)."""

@@ -47,6 +47,14 @@ def test_bench_batch_prints_its_table():
         assert label in out, label
 
 
+def test_bench_composite_reports_composite_beside_single_in_one_run():
+    rep = json.loads(run(BENCH / "bench_composite.py", "--episodes", "4", "--calls", "50", "--rounds", "1",
+                         "--block", "2", "--json"))
+    measures = {r["measure"]: r["value"] for r in rep["rows"]}
+    for label in ("single: steps/s", "composite, codehost calls / single", "composite, both worlds / single"):
+        assert measures[label] > 0, label
+
+
 def test_bench_gc_compares_each_setting_with_its_collections():
     out = run(BENCH / "bench_gc.py", "--thresholds", "700,10,10", "100000,10,10", "--rounds", "1",
               "--generations", "1", "--episodes", "60", "--seeds", "6", "--batch-size", "30",

@@ -119,3 +119,16 @@ def test_big_batches_are_split_in_order(api):
         (env,) = stepper.group("coinpurse", 1, task_id="cp-01")
         results = stepper.step_many([(env, "get_balance", {})] * 30)
     assert [r.step for r in results] == list(range(1, 31))
+
+
+def test_a_composite_group_steps_both_worlds_in_one_batch(api):
+    with BatchStepper(base_url=api) as stepper:
+        envs = stepper.group(["codehost", "offsite-planning"], 3, seed=1)
+        assert {e.observation["environment"] for e in envs} == {"codehost+offsite-planning"}
+        results = stepper.step(envs, [("repos.get", {"owner": "acme", "repo": "api"}),
+                                      ("slack.conversations.list", {}), None])
+        assert [r and r.ok for r in results] == [True, True, None]
+        specs = [{"environment": ["offsite-planning", "codehost"], "seed": 1}, {"environment": "coinpurse", "seed": 1}]
+        mixed = stepper.reset(specs)
+        assert [e.observation["environment"] for e in mixed] == ["codehost+offsite-planning", "coinpurse"]
+        assert mixed[0].observation["seed_digest"] == envs[0].observation["seed_digest"]

@@ -213,3 +213,15 @@ def test_user_sim_is_passed_to_every_episode(api, tmp_path):
     assert run["meta"]["user_sim"] == "scripted" and len(trials) == 4
     assert all(t["pass"] for t in trials)
     assert all(any(e["tool"] == "ask_user" and e["ok"] for e in t["trace"]) for t in trials)
+
+
+def test_the_reference_agent_passes_the_cross_app_tasks_of_a_composite(api, tmp_path):
+    """A composite (``codehost+offsite-planning``) is a world to ``eval``: its
+    cross-app tasks, each started as a composite episode on the server."""
+    r = sandworld("eval", "--world", "codehost+offsite-planning", "--agent", "reference", "--seeds", "0-1",
+                  "--url", api, "--data-dir", str(tmp_path), "--no-progress")
+    run_id = run_id_of(r)
+    from sw_runtime.worlds import get_world
+
+    n = len(get_world("codehost+offsite-planning").tasks) * 2
+    assert f"{run_id}: {n}/{n} passed" in r.stdout

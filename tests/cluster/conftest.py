@@ -77,7 +77,7 @@ class Running:
 
 
 @contextlib.contextmanager
-def serve_replicas(n: int, *args: str, cwd=None):
+def serve_replicas(n: int, *args: str, cwd=None, env: dict | None = None):
     """Run ``sandworld serve --replicas n`` (in folder ``cwd``) for the block; yield a ``Running``."""
     port = quiet_ports(n)
     log = tempfile.TemporaryFile()
@@ -87,7 +87,7 @@ def serve_replicas(n: int, *args: str, cwd=None):
         args = (*args, "--data-dir", scratch.name)
     proc = subprocess.Popen(
         [sys.executable, "-m", "sw_runtime", "serve", "--replicas", str(n), "--port", str(port), *args],
-        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(os.environ), cwd=cwd,
+        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(env or os.environ), cwd=cwd,
     )
     running = Running(proc, log, [f"http://127.0.0.1:{port + i}/api/v1" for i in range(n)])
     try:

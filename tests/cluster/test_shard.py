@@ -35,8 +35,11 @@ PATIENT = Retry(attempts=60, backoff=0.1, max_backoff=2.0, connect_wait=150.0)
 def test_every_shard_lists_the_whole_cluster(cluster):
     listings = [httpx.get(f"{u}/cluster").json() for u in cluster.urls]
     expected = [{"shard": i, "url": u} for i, u in enumerate(cluster.urls)]
-    assert [x["shards"] for x in listings] == [expected, expected]
+    assert [[{"shard": s["shard"], "url": s["url"]} for s in x["shards"]] for x in listings] == [expected, expected]
     assert [x["shard"] for x in listings] == [0, 1]
+    # each shard's node and state, from the cluster's membership (one node here)
+    for shard in listings[0]["shards"]:
+        assert shard["state"] == "serving" and shard["node_id"] and shard["node"]["ip"]
 
 
 def test_a_client_given_one_url_spreads_episodes_and_routes_calls(cluster):
@@ -238,3 +241,19 @@ def test_every_shard_applies_the_servers_connection_limits(cluster):
                                 cluster.urls))
     assert [(status, err["code"]) for status, err in timed_out] == [(408, "request_timeout")] * len(cluster.urls)
     assert time.monotonic() - t < 25  # the default header timeout is 10 s
+
+
+def test_a_composite_episode_lives_on_one_shard_and_a_batch_steps_both_its_worlds(cluster, shards):
+    pair = ["codehost", "offsite-planning"]
+    with BatchStepper(base_url=cluster.urls[0]) as stepper:
+        envs = stepper.group(pair, 4, seed=2)
+        assert Counter(shard_of(e.episode_id) for e in envs) == {0: 2, 1: 2}
+        calls = [(e, tool, args) for e in envs for tool, args in (
+            ("repos.get", {"owner": "acme", "repo": "api"}), ("slack.conversations.list", {}))]
+        results = stepper.step_many(calls)
+    assert all(r.ok for r in results) and [r.step for r in results] == [1, 2] * 4
+    for e in envs:  # each episode's calls to both worlds were answered by the shard its id names
+        url = cluster.urls[shard_of(e.episode_id)]
+        assert httpx.get(f"{url}/episodes/{e.episode_id}").json()["environments"] == pair
+    made = shards.create(pair, {"seed": 2})
+    assert made["environments"] == pair and made["seed_digest"] == envs[0].observation["seed_digest"]

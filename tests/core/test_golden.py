@@ -79,3 +79,19 @@ def test_docs_show_the_real_numbers():
     example = vector("docs worked example")
     assert example["digest"] in doc and example["accumulator"] in doc
     assert vector("empty state")["digest"] in doc
+
+
+def test_the_composite_worked_example_in_digest_md_holds():
+    """docs/DIGEST.md's composite example: each world's digest, the bytes, and their combination."""
+    from sw_core_ext import Store
+
+    from sw_runtime.worlds.composite import combine
+
+    doc = (pathlib.Path(__file__).parents[2] / "docs" / "DIGEST.md").read_text(encoding="utf-8")
+    shop = Store({"users": {"u1": {"name": "Ada", "balance_cents": 1250}},
+                  "orders": {"o1": {"user": "u1", "total_cents": 499}}}).digest()
+    chat = Store({"channels": {"C1": {"name": "general"}}}).digest()
+    got = combine({"shop": shop, "chat": chat})
+    assert shop in doc and chat in doc and got in doc
+    assert combine({"chat": chat, "shop": shop}) == got  # the order worlds are given in does not matter
+    assert got == "sha256:25f6b6abd4d5356e8ba8908dcd08fce0e73b60c01e37c5464b85c5d2a2ffc7fa"

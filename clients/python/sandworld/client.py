@@ -13,6 +13,7 @@ So the two clients cannot drift apart.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Iterable
 
@@ -33,6 +34,15 @@ BATCH_EPISODES = 1024  # episodes per /batch/episodes or /batch/submit request (
 
 def _root(url: str) -> str:
     return url[: -len("/api/v1")] if url.endswith("/api/v1") else url
+
+
+def environment_name(environment) -> str:
+    """A world's name, or a composite's from its worlds: ``["codehost",
+    "offsite-planning"]`` is ``"codehost+offsite-planning"`` (the server
+    puts them in name order; docs/API.md, "Composite episodes")."""
+    if isinstance(environment, (list, tuple)):
+        return "+".join(environment)
+    return environment
 
 
 def create_body(task_id=None, seed=None, signals=False, fault_profile=None, user_simulator=None,
@@ -116,6 +126,43 @@ class _Routes:
         else:
             self.servers.adopt(answer.body)
 
+    def _relist(self):
+        """Read the cluster's listing again, from the URL given or, when that
+        one does not answer, from any other shard; answer it (None: no shard answered)."""
+        tried = []
+        for url in [self.servers.given[0], *self.servers.shards().values()]:
+            if url in tried:
+                continue
+            tried.append(url)
+            try:
+                answer = yield Call("GET", url, "/cluster", attempts=1)
+            except errors.SandworldError:
+                continue
+            self.servers.adopt(answer.body)
+            return answer.body
+        return None
+
+    def _rerouted(self, call, error):
+        """``call`` found no server at its URL: when that URL is a shard of a
+        cluster, read the listing again and answer the call at the shard's URL
+        now (a shard whose node was lost comes back elsewhere); raise an error
+        naming the shard when the cluster lists it as down, else ``error``."""
+        shard = self.servers.shard_at(call.url)
+        if shard is None or not isinstance(error, errors.TransportError):
+            raise error
+        listing = yield from self._relist()
+        if listing is None:
+            raise error
+        if self.servers.state(shard) == "down":
+            raise errors.ShardDown(
+                f"shard {shard} of the cluster is down (its node is gone and it has not come back; it was at "
+                f"{call.url}): its episodes answer again when it does; start new ones on the others",
+                shard=shard, maybe_applied=error.maybe_applied, attempts=error.attempts) from error
+        url = self.servers.shards().get(shard)
+        if url is None or url == call.url or (error.maybe_applied and not call.safe):
+            raise error
+        return dataclasses.replace(call, url=url)
+
     def shards(self) -> dict:
         """``{shard: url}`` of the servers this client knows (after its first request)."""
         return self.servers.shards()
@@ -133,7 +180,7 @@ class _Routes:
         return [Record(e) for e in answer.body["environments"]]
 
     def _environment(self, name, url):
-        answer = yield Call("GET", url or self.servers.given[0], f"/environments/{name}")
+        answer = yield Call("GET", url or self.servers.given[0], f"/environments/{environment_name(name)}")
         return Record(answer.body)
 
     def _episode(self, episode_id, url):
@@ -150,9 +197,19 @@ class _Routes:
     # -- the lifecycle -----------------------------------------------------------------
 
     def _create(self, environment, body, url, key):
+        given = url
         url = url or self._home(body) or self.servers.pick(key)
-        answer = yield Call("POST", url, f"/environments/{environment}/episodes", body=body,
-                            idempotency_key=key or new_key(), expect=(200, 201))
+        path = f"/environments/{environment_name(environment)}/episodes"
+        key = key or new_key()
+        try:
+            answer = yield Call("POST", url, path, body=body, idempotency_key=key, expect=(200, 201))
+        except errors.ServiceUnavailable as e:
+            if e.code != "shard_draining" or given is not None:
+                raise
+            # that shard is draining: read the listing again and start the episode on one that serves
+            yield from self._relist()
+            url = self._home(body) or self.servers.pick()
+            answer = yield Call("POST", url, path, body=body, idempotency_key=key, expect=(200, 201))
         obs = Observation(answer.body)
         self.servers.learn(obs.get("episode_id"), url)
         return url, obs
@@ -229,7 +286,7 @@ class _Routes:
         for i, spec in enumerate(specs):
             spec = dict(spec)
             url = spec.pop("url", None) or self._home(spec) or self.servers.pick()
-            env = spec.pop("environment", None)
+            env = environment_name(spec.pop("environment", None))
             if not env:
                 raise errors.SandworldError(f"episode spec {i} names no environment")
             by_url.setdefault(url, []).append((i, env, create_body(**spec)))
@@ -360,7 +417,20 @@ class SandworldClient(_Routes):
             with self._discovery:
                 if not self.servers.discovered:
                     self._drive(self._cluster())
+        elif self.servers.stale():
+            with self._discovery:
+                if self.servers.stale():
+                    self._drive(self._relist())
         return self._drive(gen)
+
+    def _send(self, call):
+        try:
+            return self.transport.send(call)
+        except errors.TransportError as e:
+            if call.path == "/cluster":  # the listing itself: _relist tries the next shard
+                raise
+            # a shard that stopped answering may be elsewhere now
+            return self.transport.send(self._drive(self._rerouted(call, e)))
 
     def _drive(self, gen):
         try:
@@ -370,13 +440,13 @@ class SandworldClient(_Routes):
                     results = []
                     for call in request:
                         try:
-                            results.append(self.transport.send(call))
+                            results.append(self._send(call))
                         except errors.SandworldError as e:
                             results.append(e)
                     request = gen.send(results)
                     continue
                 try:
-                    answer = self.transport.send(request)
+                    answer = self._send(request)
                 except errors.SandworldError as e:
                     request = gen.throw(e)
                 else:
@@ -466,7 +536,7 @@ class AsyncSandworldClient(_Routes):
         self._discovery: asyncio.Lock | None = None  # made in the loop that first needs it
 
     async def _run(self, gen):
-        if not self.servers.discovered:
+        if not self.servers.discovered or self.servers.stale():
             # Concurrent first requests wait for one GET /cluster, so even
             # the first burst of new episodes is spread over every shard.
             if self._discovery is None:
@@ -474,12 +544,23 @@ class AsyncSandworldClient(_Routes):
             async with self._discovery:
                 if not self.servers.discovered:
                     await self._drive(self._cluster())
+                elif self.servers.stale():
+                    await self._drive(self._relist())
         return await self._drive(gen)
+
+    async def _send(self, call):
+        try:
+            return await self.transport.send(call)
+        except errors.TransportError as e:
+            if call.path == "/cluster":
+                raise
+            # a shard that stopped answering may be elsewhere now
+            return await self.transport.send(await self._drive(self._rerouted(call, e)))
 
     async def _drive(self, gen):
         async def one(call):
             try:
-                return await self.transport.send(call)
+                return await self._send(call)
             except errors.SandworldError as e:
                 return e
 
@@ -490,7 +571,7 @@ class AsyncSandworldClient(_Routes):
                     request = gen.send(list(await asyncio.gather(*(one(c) for c in request))))
                     continue
                 try:
-                    answer = await self.transport.send(request)
+                    answer = await self._send(request)
                 except errors.SandworldError as e:
                     request = gen.throw(e)
                 else:

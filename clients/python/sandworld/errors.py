@@ -171,6 +171,18 @@ class TransportError(SandworldError):
         self.attempts = attempts
 
 
+class ShardDown(TransportError):
+    """The shard that holds the episode does not answer, and its cluster lists
+    it as down: its node is gone and Ray has not brought it back (with
+    per-node storage it waits for its node). ``shard`` names it."""
+
+    code = "shard_down"
+
+    def __init__(self, message: str, *, shard: int, maybe_applied: bool = False, attempts: int = 1):
+        super().__init__(message, maybe_applied=maybe_applied, attempts=attempts)
+        self.shard = shard
+
+
 class RequestTimeout(TransportError, builtins.TimeoutError):
     code = "timeout"
 

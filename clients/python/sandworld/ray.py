@@ -37,6 +37,7 @@ import msgspec
 import orjson
 
 from . import errors
+from .client import environment_name
 from .routing import keyed_index, shard_of
 from .transport import Retry
 
@@ -184,7 +185,7 @@ class RayShards:
 
     def create(self, environment: str, body=None, *, shard: int | None = None, key: str | None = None):
         """``POST /environments/{environment}/episodes`` on the next shard (or
-        ``shard``). ``key`` is an idempotency key, as the HTTP header: a retry
+        ``shard``); ``environment`` may list two or three worlds (a composite episode). ``key`` is an idempotency key, as the HTTP header: a retry
         with the same key and body answers the first creation again."""
         return self._wait(self.create_async(environment, body, shard=shard, key=key))
 
@@ -198,7 +199,7 @@ class RayShards:
             shard = self._turn % len(self.actors)
             self._turn += 1
         raw, data = _encode(body)
-        out = await self._call(shard, "create", environment, data, key)
+        out = await self._call(shard, "create", environment_name(environment), data, key)
         return out if raw else orjson.loads(out)
 
     def submit(self, episode_id: str, body=None, *, key: str | None = None):

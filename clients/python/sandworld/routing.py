@@ -7,6 +7,14 @@ shard named in its id (``ep_<shard>_<boot>_<random>``, see the server's
 ``engine/ids.py``). A server that is alone answers a cluster of one, itself,
 and nothing changes: every request goes to the URL given.
 
+A cluster on Ray changes: a shard that lost its node comes back elsewhere
+(a new URL), a shard is added, another drains (``draining``: no new
+episodes) or is down. Such a listing names each shard's ``state``; new
+episodes go only to shards that serve, and the client reads the listing
+again when a shard it calls stops answering (``relist``) and every
+``REFRESH`` seconds before it starts an episode, so it follows the cluster
+without a restart.
+
 A client given several URLs (servers started by hand, each with its own
 ``--shard``) spreads over them and learns which shard each one is from the
 episodes it creates there.
@@ -23,11 +31,13 @@ from __future__ import annotations
 import itertools
 import random
 import re
+import time
 import zlib
 
 from . import errors
 
 SPREADS = ("round_robin", "least_loaded")
+REFRESH = 30.0  # seconds after which a client reads a cluster's listing again before it starts an episode
 
 _SHARD = re.compile(r"^(?:ep|snap)_(\d{1,9})_")
 
@@ -66,6 +76,9 @@ class Servers:
         self._open: dict = {u: 0 for u in self.urls}  # this client's open episodes per server
         # One URL may be any shard of a cluster: ask it (see ``adopt``).
         self.discovered = len(self.given) > 1
+        self.listed_at = 0.0  # when the cluster's listing was last read (time.monotonic)
+        self._listed: dict = {}  # shard -> the URL the listing gave
+        self._states: dict = {}  # shard -> its state as listed (serving, draining, down)
 
     # -- the cluster -----------------------------------------------------------------
 
@@ -73,18 +86,38 @@ class Servers:
         """Take a ``GET /cluster`` answer from the (one) given URL: that server
         keeps the URL the caller gave; the others are reached at theirs."""
         self.discovered = True
+        self.listed_at = time.monotonic()
         if not isinstance(listing, dict) or not isinstance(listing.get("shards"), list):
             return
         own = listing.get("shard")
-        shards = {}
+        shards, states, listed = {}, {}, {}
         for item in listing["shards"]:
             if isinstance(item, dict) and isinstance(item.get("shard"), int) and isinstance(item.get("url"), str):
-                shards[item["shard"]] = self.given[0] if item["shard"] == own else item["url"].rstrip("/")
-        if len(shards) <= 1:
+                shard, url = item["shard"], item["url"].rstrip("/")
+                listed[shard] = url
+                # The shard that answered keeps the URL the caller gave, until the listing moves it.
+                first = shard == own and self._listed.get(shard, url) == url and not self._shards
+                kept = self._shards.get(shard) if self._listed.get(shard) == url else None
+                shards[shard] = self.given[0] if first else (kept or url)
+                states[shard] = item.get("state", "serving")
+        if len(shards) <= 1 and not self._shards:
             return  # alone: every request goes to the URL given, as it always did
-        self._shards = shards
-        self.urls = [shards[s] for s in sorted(shards)]
+        self._shards, self._states, self._listed = shards, states, listed
+        serving = [shards[s] for s in sorted(shards) if states[s] == "serving"]
+        self.urls = serving or [shards[s] for s in sorted(shards)]
         self._open = {u: self._open.get(u, 0) for u in self.urls}
+
+    def stale(self) -> bool:
+        """Whether a cluster's listing is old enough to read again (never for
+        servers given by hand, nor for a lone server)."""
+        return len(self.given) == 1 and bool(self._shards) and time.monotonic() - self.listed_at > REFRESH
+
+    def shard_at(self, url: str) -> int | None:
+        """The shard this client reaches at ``url``, if it knows one."""
+        return next((s for s, u in self._shards.items() if u == url), None)
+
+    def state(self, shard: int) -> str | None:
+        return self._states.get(shard)
 
     def alone(self) -> None:
         """The server has no ``/cluster`` (an older one): it is the only server."""

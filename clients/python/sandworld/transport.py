@@ -221,6 +221,8 @@ class _Plan:
         retryable = (status in _RETRY_ALWAYS or (status in _RETRY_IF_SAFE and self.call.safe)
                      # the first try of this keyed request is still running: its answer will be replayed
                      or err.code == "idempotency_in_progress")
+        if err.code == "shard_draining":  # it will not take one later either: the client starts it elsewhere
+            retryable = False
         if retryable and self.attempt < self.limit:
             retry_after = _retry_after(headers) if status in (429, 503) else None
             if retry_after is None or retry_after <= self.retry.max_retry_after:

@@ -37,7 +37,6 @@ def reference_setup(environment: str, version: str, task_id: str, seed: int, see
     or the solution would be for a different world.
     """
     try:
-        from sw_core_ext import Store
         from sw_runtime.worlds import get_world
     except ImportError as e:  # a client-only install
         raise errors.SandworldError(f"the reference agent needs the server packages in this process: {e}") from None
@@ -48,7 +47,7 @@ def reference_setup(environment: str, version: str, task_id: str, seed: int, see
             "the reference solution would be for another world",
             code="version_mismatch",
         )
-    store = Store(world.generate(seed), collections=world.collections)
+    store = world.seed_store(seed)  # a composite's holds one Store per world
     if seed_digest is not None and store.digest() != seed_digest:
         raise errors.SandworldError(
             f"{environment} seed {seed} starts at {seed_digest} on the server but {store.digest()} here",

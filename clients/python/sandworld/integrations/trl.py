@@ -33,7 +33,7 @@ import re
 import threading
 from typing import Literal, Optional, Union
 
-from ..client import SandworldClient
+from ..client import SandworldClient, environment_name
 from ..env import SandworldEnv
 from ..tools import model_name
 from . import _schema
@@ -138,10 +138,12 @@ class SandworldTRLEnv:
         return self._score
 
 
-def environment_class(environment: str, base_url=None, tools: list | None = None) -> type:
+def environment_class(environment: str | list, base_url=None, tools: list | None = None) -> type:
     """An ``environment_factory`` for TRL: a class, made with no arguments,
-    whose public methods are ``environment``'s tools. The tools are read from
+    whose public methods are ``environment``'s tools (a world, or a list of
+    two or three for a composite episode). The tools are read from
     the server at ``base_url`` (default ``$SANDWORLD_API_URL``) unless given."""
+    environment = environment_name(environment)
     if tools is None:
         with SandworldClient(base_url) as client:
             tools = client.environment(environment)["tools"]
