@@ -42,3 +42,20 @@ if [ "$stamp_have" != "$stamp_now" ] || { [ -n "$SW_EXTRAS" ] && [ "$extras_have
   echo "$stamp_now $extras" > "$stamp_file"
   echo "scripts: .venv is ready" >&2
 fi
+# The viewer's browser tests (tests/ui) drive Debian's chromium through Playwright's
+# executable_path (never `playwright install`, which downloads a browser build of its own).
+# The dev set-up installs it when it is missing and this is root; otherwise those tests skip,
+# saying why.
+if [ "$SW_EXTRAS" = dev ] && ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "scripts: installing Debian's chromium for the browser tests (apt-get update; apt-get install -y chromium)" >&2
+    if apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >&2; then
+      echo "scripts: chromium is installed ($(chromium --version 2>/dev/null || echo "version unknown"))" >&2
+    else
+      echo "scripts: chromium could not be installed; the browser tests (tests/ui) will skip" >&2
+    fi
+  else
+    echo "scripts: chromium is not installed and this is not root with apt-get; the browser tests (tests/ui) will skip" >&2
+    echo "scripts: (as root: apt-get update && apt-get install -y chromium)" >&2
+  fi
+fi

@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
+from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from . import errors
@@ -29,6 +30,7 @@ from .mcp.server import EpisodeMcp, McpDoor
 from .runs import control as runs_control
 from .security.layer import Layer
 from .service import Service
+from .ui import routes as ui_routes
 from .worlds import registry
 
 log = logging.getLogger("sandworld.app")
@@ -45,6 +47,15 @@ def build_app(settings: Settings | None = None) -> Starlette:
 
     async def healthz(request: Request):
         return json_response(service.health())
+
+    async def root(request: Request):
+        # A person who opens the server's address finds the viewer; a program, where things are.
+        if "text/html" in request.headers.get("accept", ""):
+            return HTMLResponse('<!doctype html><title>Sandworld</title><p>Sandworld runtime: '
+                                '<a href="/ui/">the viewer</a> · <a href="/api/v1/environments">the API</a> · '
+                                '<a href="/openapi.json">its OpenAPI document</a></p>')
+        return json_response({"name": "sandworld", "api": "/api/v1", "ui": "/ui/", "openapi": "/openapi.json",
+                              "health": "/healthz"})
 
     async def http_error(request: Request, exc: HTTPException):
         if exc.status_code == 405:
@@ -71,7 +82,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
             await layer.stop()
             await service.stop()
 
-    routes = [Route("/healthz", healthz, methods=["GET"])]
+    routes = [Route("/healthz", healthz, methods=["GET"]), Route("/", root, methods=["GET"])]
     for area in AREAS:
         routes += area.routes(service)
     mcp = McpDoor(service)
@@ -79,6 +90,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
     routes.append(Route("/api/v1/episodes/{id}/mcp", EpisodeMcp(mcp), methods=["GET", "POST", "DELETE"]))
     for area in (limits_api, me_api, webhooks_api, keys_api, operations):
         routes += area.routes(layer, service)
+    routes += ui_routes(service, layer)
     app = Starlette(
         routes=routes,
         # The hot routes (/batch, /step, /batch/episodes) are answered by

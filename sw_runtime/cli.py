@@ -12,7 +12,7 @@ from . import __version__
 
 # Modules with a ``register(subparsers)`` function adding their commands.
 COMMAND_MODULES: list = ["sandworld.evaluation.commands", "sw_runtime.bench_cmd", "sw_runtime.worldkit.commands",
-                         "sw_runtime.security.keys_cmd", "sw_runtime.cluster.commands"]
+                         "sw_runtime.security.keys_cmd", "sw_runtime.cluster.commands", "sw_runtime.ui.commands"]
 
 
 def _serve(args) -> int:

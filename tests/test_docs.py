@@ -10,9 +10,11 @@ must be what the command printed.
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -69,7 +71,9 @@ def test_doc_examples_run(doc, server_url, tmp_path):
     script = "set -euo pipefail\n" + "\n".join(lines)
     script = script.replace("http://127.0.0.1:8787/api/v1", server_url)
     script = script.replace("http://127.0.0.1:8787", server_url.removesuffix("/api/v1"))
-    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    # The docs call `sandworld` as an activated .venv has it (README): this interpreter's bin folder.
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
     assert r.returncode == 0, f"{doc.name}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
     assert "internal_error" not in r.stdout, r.stdout[-2000:]
     for shown in (o for b in bash_blocks(doc) for o in shown_outputs(b)):

@@ -64,8 +64,8 @@ OPERATIONS = (
     Op("GET", "/readyz", "Readiness: worlds loaded, data folder writable (503 when not ready)", a.Ready,
        errors=(), tags=("operations",), also=(503,)),
     Op("GET", f"{API}/environments", "Every world", a.Environments, errors=(429,), tags=("catalogue",)),
-    Op("GET", f"{API}/environments/{{env}}", "One world: collections, tools, tasks", a.Environment,
-       errors=(404, 429), tags=("catalogue",)),
+    Op("GET", f"{API}/environments/{{env}}", "One world (or a composite, a+b): collections, tools, tasks",
+       a.Environment, errors=(400, 404, 429), tags=("catalogue",)),
     Op("GET", f"{API}/checks", "The check vocabulary", a.Catalogue, errors=(429,), tags=("catalogue",)),
     Op("POST", f"{API}/checks/render", "Checks as their sentences, checked against a world if named",
        a.RenderedChecks, body=schemas.RenderChecks, errors=(400, 404, 413, 429), tags=("catalogue",)),
@@ -76,6 +76,8 @@ OPERATIONS = (
        tags=("catalogue",)),
     Op("POST", f"{API}/environments/{{env}}/episodes", "Start an episode", a.CreatedEpisode, 201,
        schemas.CreateEpisode, False, errors=(*_LIFE, 422)),
+    Op("POST", f"{API}/episodes", "Start an episode of one to three worlds (environments)", a.CreatedEpisode, 201,
+       schemas.CreateEpisode, errors=(*_LIFE, 422)),
     Op("GET", f"{API}/episodes", "Episodes, open and ended, a page at a time (in id order)", a.EpisodePage,
        query=(("status", {"type": "string", "enum": ["open", "submitting", "submitted", "ended"]},
                "only episodes with this status"),
@@ -152,6 +154,12 @@ EXTRA = (
     *((m, p) for p in ("/v1/runs/{run_id}/tools/{path:path}", "/api/v1/episodes/{id}/tools/{path:path}",
                        "/v1/{rest:path}") for m in ("GET", "POST", "PUT", "PATCH", "DELETE")),
     *((m, "/api/v1/episodes/{id}/mcp") for m in ("GET", "POST", "DELETE")),
+    # The address for a person (a link to the viewer) and the viewer's HTML pages (docs/VIEWER.md).
+    ("GET", "/"),
+    *(("GET", f"/ui{p}") for p in ("", "/", "/episodes", "/episodes/{id}", "/server", "/worlds/{env}/tasks/{task}",
+                                   "/login", "/{rest:path}")),
+    ("POST", "/ui/login"),
+    ("POST", "/ui/logout"),
 )
 
 

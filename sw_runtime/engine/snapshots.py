@@ -176,6 +176,11 @@ class Snapshots:
         self.nbytes -= snap.nbytes
         return snap
 
+    def of(self, episode_id: str, project: str | None = None) -> list:
+        """The snapshots taken of one episode, in the order taken."""
+        return [s.describe() for s in self._items.values()
+                if s.episode_id == episode_id and (project is None or s.project == project)]
+
     def page(self, page, project: str | None = None, episode_id: str | None = None) -> dict:
         """One page of snapshots in the order they were taken (``pagination.paginate``),
         only ``episode_id``'s when given."""

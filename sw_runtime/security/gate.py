@@ -9,6 +9,12 @@ when limits are on.
 
 Health, readiness, metrics and the OpenAPI document are open to every
 caller and never limited: probes and scrapers must not lock themselves out.
+
+The viewer's pages (``/ui/``) take the key from the HttpOnly cookie its login
+form sets (``UI_COOKIE``), never from a header, and only there: the API's
+routes never read the cookie, so a page elsewhere cannot make a browser write
+through it. A page without a valid key is sent to the login form; the scopes
+are the API's (the episode pages need ``episodes:read``).
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ import re
 import orjson
 from starlette.responses import Response
 
+from urllib.parse import quote
+
 from .. import errors
 from . import limits
 from .scopes import EVERYONE, Principal, required_scope
 
-OPEN_PATHS = frozenset({"/healthz", "/readyz", "/metrics", "/openapi.json"})
+OPEN_PATHS = frozenset({"/", "/ui", "/healthz", "/readyz", "/metrics", "/openapi.json"})  # /ui: to /ui/
 # Authenticated but never charged: reading what is left of one's limits must
 # not spend them, nor be refused when they are spent (GitHub's /rate_limit).
 UNCHARGED_PATHS = frozenset({"/api/v1/limits"})
@@ -30,6 +38,10 @@ UNCHARGED_PATHS = frozenset({"/api/v1/limits"})
 # run's own token, which the service checks: no API key there (reference 001).
 TOKEN_PATHS = re.compile(r"/(v1/runs/[^/]+/tools/|api/v1/episodes/[^/]+/(tools/|mcp/?$))")
 PRINCIPAL = "sw.principal"
+UI = "/ui/"
+UI_COOKIE = "sw_ui_key"
+UI_LOGIN = "/ui/login"
+UI_OPEN = (UI_LOGIN, "/ui/static/")  # the login form and the CSS and JS it needs
 
 
 def principal_of(request) -> Principal:
@@ -67,7 +79,16 @@ class Gate:
                 buckets = limiter.buckets(client[0] if client else None, None)
                 limiter.charge(buckets, cost)
             principal = EVERYONE
-            if self.keys is not None and not TOKEN_PATHS.match(scope["path"]):
+            if self.keys is not None and scope["path"].startswith(UI):
+                if not scope["path"].startswith(UI_OPEN):
+                    principal = self._ui_principal(scope)
+                    if principal is None:
+                        return await _to_login(scope, receive, send)
+                    need = required_scope(scope["method"], scope["path"])
+                    if need is not None and need not in principal.scopes:
+                        raise errors.Forbidden(f"this key lacks the {need} scope that this page needs; log in "
+                                               f"with a key that has it ({UI_LOGIN})")
+            elif self.keys is not None and not TOKEN_PATHS.match(scope["path"]):
                 principal = self._authenticate(scope)
                 need = required_scope(scope["method"], scope["path"])
                 if need is not None and need not in principal.scopes:
@@ -97,6 +118,16 @@ class Gate:
 
         await self.app(scope, receive, send_with_headers)
 
+    def _ui_principal(self, scope) -> Principal | None:
+        """The caller of a page, from the login cookie (None: no cookie, or a key no longer valid)."""
+        for name, value in scope["headers"]:
+            if name == b"cookie":
+                for part in value.decode("latin-1").split(";"):
+                    key, _, secret = part.strip().partition("=")
+                    if key == UI_COOKIE and secret:
+                        return self.keys.authenticate(secret)
+        return None
+
     def _authenticate(self, scope) -> Principal:
         token = None
         for name, value in scope["headers"]:
@@ -118,3 +149,11 @@ class Gate:
                 headers={"www-authenticate": 'Bearer realm="sandworld", error="invalid_token"'},
             )
         return principal
+
+
+async def _to_login(scope, receive, send) -> None:
+    """Send a page's caller to the login form, to come back to the page after."""
+    back = scope["path"] + ("?" + scope["query_string"].decode("latin-1") if scope.get("query_string") else "")
+    response = Response(status_code=303, headers={"location": f"{UI_LOGIN}?next={quote(back, safe='')}",
+                                                  "cache-control": "no-store"})
+    await response(scope, receive, send)

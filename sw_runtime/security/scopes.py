@@ -75,6 +75,8 @@ def required_scope(method: str, path: str) -> str | None:
     if path.startswith("/api/v1/environments/"):
         # POST .../{env}/episodes creates one; the rest is the catalogue
         return "episodes:write" if not read else None
+    if path.startswith("/ui/episodes"):  # the viewer's episode pages read what the API's GETs read
+        return "episodes:read"
     if path.startswith(("/api/v1/episodes", "/api/v1/snapshots", "/api/v1/batch", "/api/v1/seeds", "/v1/runs")):
         return "episodes:read" if read else "episodes:write"
     return None

@@ -14,7 +14,9 @@ users and the judge, and the background sweep of idle episodes.
     await svc.stop()
 """
 
+from ..engine.browse import STATUSES, Filters
+from ..engine.episode import ENDED_BY
 from .operations import Service
 from .reply import Reply
 
-__all__ = ["Reply", "Service"]
+__all__ = ["ENDED_BY", "STATUSES", "Filters", "Reply", "Service"]

@@ -27,14 +27,14 @@ from sw_core_ext import IMPLEMENTATION
 from .. import __version__, errors, schemas
 from ..config import Settings
 from ..pagination import PageRequest
-from ..engine import custom_seeds, faults, views
+from ..engine import browse, custom_seeds, faults, views
 from ..engine.engine import Engine
 from ..engine.episode import OPEN
 from ..engine.users import ASK_USER
 from ..store import DataFolder
 from ..verify import bind, custom, vocabulary
 from ..worlds import composites, get_world, registry, world_of
-from . import events, reads
+from . import events, reads, shards
 from .created import CreatedAnswers
 from .idempotent import run_keyed
 from .keys import IdempotencyKeys
@@ -198,6 +198,15 @@ class Service(RunOps):
         for event, data in events.of(kind, ep, detail):
             for listener in self._listeners:
                 listener(event, ep.project, data)
+
+    def shards(self, own_url: str) -> dict:
+        """``GET /cluster``: this server's shard and the cluster's shards: as its
+        membership lists them on a cluster on Ray (each with its node and state),
+        else from ``Settings.peers`` in shard order (alone, itself at ``own_url``)."""
+        members = self.cluster()
+        if members is not None:
+            return {"shard": self.settings.shard, "shards": members}
+        return shards.listing(self.settings.shard, self.settings.peers, own_url)
 
     # -- the catalogue -----------------------------------------------------------
 
@@ -392,6 +401,53 @@ class Service(RunOps):
         if run is not None:
             self.book.heartbeat(run)
         return views.lifetime(ep)
+
+    def browse(self, filters: browse.Filters, page: PageRequest = PageRequest(), *,
+               project: str | None = None) -> dict:
+        """Episodes newest first, with the viewer's filters and each one's score
+        and pass (``engine/browse.py``)."""
+        return browse.browse(self.engine, filters, page, project)
+
+    def live_changes(self, episode_id: str, *, project: str | None = None) -> dict | None:
+        """What an episode still in memory changed so far (the ``state_diff``
+        its submit would answer), or None once it has left memory."""
+        ep = self.engine.episodes.get(episode_id)
+        if ep is None or (project is not None and ep.project != project):
+            return None
+        return ep.world.by_world(ep.store.diff(ep.start))  # keyed by world, then collection, on a composite
+
+    def snapshots_of(self, episode_id: str, *, project: str | None = None) -> list:
+        return self.engine.snapshots.of(episode_id, project)
+
+    def episode_brief(self, episode: dict, *, project: str | None = None) -> dict:
+        """What an episode read does not repeat: its instruction and policy.
+        From memory while the episode is there; for an ended one that started
+        from a seed, made again from the seed (a task's setup is a function of
+        its seeded state); otherwise unknown (None)."""
+        ep = self.engine.episodes.get(episode["episode_id"])
+        if ep is not None and (project is None or ep.project == project):
+            world, task = ep.world, ep.task
+            policy = f"{world.policy}\n\n{task.policy}" if task is not None and task.policy else world.policy
+            return {"instruction": ep.setup.instruction if ep.setup else None, "policy": policy}
+        if episode.get("task_id") and episode.get("start") == "seed" and episode.get("seed") is not None:
+            with contextlib.suppress(errors.ApiError):
+                got = self.task_preview(episode["environment"], episode["task_id"], episode["seed"])
+                return {"instruction": got["instruction"], "policy": got["policy"]}
+        return {"instruction": None, "policy": None}
+
+    def task_preview(self, environment: str, task_id: str, seed: int = 0) -> dict:
+        """A task made concrete for a seed, as an episode would start it: the
+        instruction, the policy and each check's sentence."""
+        world = get_world(environment)
+        task = world.tasks_by_id.get(task_id)
+        if task is None:
+            raise errors.NotFound(f"{environment} has no task {task_id!r}")
+        setup, _ = self.engine.seeds.setup(world, task, self.engine.seeds.get(world, seed))
+        return {"environment": environment, "task_id": task.id, "title": task.title, "seed": seed,
+                "instruction": setup.instruction, "step_budget": task.step_budget,
+                "policy": f"{world.policy}\n\n{task.policy}" if task.policy else world.policy,
+                "checks": [{"id": c.id, "weight": c.weight, "label": c.label or custom.describe(c)}
+                           for c in setup.checks]}
 
     def delete(self, episode_id: str, *, project: str | None = None) -> dict:
         """End an episode (``ended_by: "deleted"``, scored) and free it."""

@@ -34,12 +34,14 @@ CREATE TABLE IF NOT EXISTS results (
 );
 CREATE INDEX IF NOT EXISTS results_stored ON results (stored);
 """
+# The viewer lists episodes newest first (``recent``); made after the columns it reads exist.
+_INDEXES = "CREATE INDEX IF NOT EXISTS results_created ON results (created_at, episode_id)"
 
 # Columns added to ``results`` after its first release, in the order they were
 # added (``ALTER TABLE ... ADD COLUMN`` appends, so the table keeps the order
 # of ``_SCHEMA``). Schema version N has the first N - 1 of them; the file's
 # version is its ``PRAGMA user_version`` (0 in files made before it was set).
-_ADDED = (("project", "TEXT"),)
+_ADDED = (("project", "TEXT"), ("created_at", "TEXT"), ("agent_name", "TEXT"), ("forked_from", "TEXT"))
 SCHEMA_VERSION = 1 + len(_ADDED)
 
 
@@ -100,6 +102,9 @@ class Results:
             for name, kind in _ADDED:
                 if name not in have:
                     self.db.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
+                    if name == "created_at":  # rows from before it: their ending is the closest time known
+                        self.db.execute("UPDATE results SET created_at = ended_at")
+            self.db.execute(_INDEXES)
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -115,10 +120,11 @@ class Results:
                 summary["episode_id"], summary["environment"], summary["task_id"], summary["ended_by"],
                 summary["ended_at"], evaluation.get("score"), _flag(evaluation.get("pass")), now,
                 _pack(summary), _pack(evaluation), _pack(trace), _pack(end_state), project,
+                summary.get("created_at"), summary.get("agent_name"), summary.get("forked_from"),
             ))
         self.db.execute("BEGIN")
         try:
-            self.db.executemany("INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", packed)
+            self.db.executemany("INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", packed)
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
@@ -168,6 +174,30 @@ class Results:
         sql += " ORDER BY episode_id LIMIT ?"
         args.append(limit)
         return [_unpack(r[0]) for r in self.db.execute(sql, args)]
+
+    def recent(self, before: tuple | None, limit: int, *, environment: str | None = None,
+               task_id: str | None = None, ended_by: str | None = None, passed: bool | None = None,
+               agent_name: str | None = None, forked_from: str | None = None,
+               project: str | None = None) -> list:
+        """``(summary, score, pass)`` of stored episodes, newest first (by
+        ``(created_at, episode_id)``, below ``before`` when given): the viewer's list."""
+        sql = "SELECT summary, score, passed FROM results WHERE 1"
+        args: list = []
+        if before is not None:
+            sql += " AND (created_at, episode_id) < (?, ?)"
+            args += list(before)
+        for column, value in (("project", project), ("environment", environment), ("task_id", task_id),
+                              ("ended_by", ended_by), ("agent_name", agent_name),
+                              ("forked_from", forked_from)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                args.append(value)
+        if passed is not None:
+            sql += " AND passed = ?"
+            args.append(int(passed))
+        sql += " ORDER BY created_at DESC, episode_id DESC LIMIT ?"
+        args.append(limit)
+        return [(_unpack(r[0]), r[1], None if r[2] is None else bool(r[2])) for r in self.db.execute(sql, args)]
 
     def prune(self, now: float | None = None) -> int:
         """Delete results older than the retention (0 keeps them forever)."""

@@ -346,15 +346,19 @@ def compose(worlds: list, tasks: list = ()) -> Composite:
 class _PartContext:
     """A tool's context in its own part: its world's store and its world's time."""
 
-    __slots__ = ("store", "step", "at", "at_ms", "seed", "_ctx")
+    __slots__ = ("store", "step", "at_ms", "seed", "_ctx")
 
     def __init__(self, ctx, store, at_ms: int):
         self.store = store
         self.step = ctx.step
         self.at_ms = at_ms
-        self.at = _format_ms(at_ms)
         self.seed = ctx.seed
         self._ctx = ctx
+
+    @property
+    def at(self) -> str:
+        """The part's own simulated time (formatted only for the tools that read it)."""
+        return _format_ms(self.at_ms)
 
     def new_id(self, collection: str, prefix: str) -> str:
         # the step's own id sequence, on the part's store

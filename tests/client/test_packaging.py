@@ -114,3 +114,6 @@ def test_build_makes_an_sdist_and_a_wheel_of_each_distribution(tmp_path):
     server_files = zipfile.ZipFile(next((tmp_path / "sandworld_runtime").glob("*.whl"))).namelist()
     assert any(f.startswith("sw_core_ext/_store") and f.endswith(".so") for f in server_files)
     assert not any(f.startswith("sandworld/") for f in server_files)
+    # the viewer's templates and static files are package data (docs/VIEWER.md: no CDN, nothing fetched)
+    assert {"sw_runtime/ui/templates/episode.html", "sw_runtime/ui/static/ui.css",
+            "sw_runtime/ui/static/ui.js"} <= set(server_files)

@@ -117,3 +117,22 @@ def test_a_refused_call_is_an_answer_and_no_answer_earns_only_the_do_nothing_sha
 def test_reward_func_needs_the_environments():
     with pytest.raises(ValueError, match="environment_factory"):
         reward_func(["answer"])
+
+
+def test_a_composite_episode_is_one_trl_environment_with_both_worlds_tools(api, made):
+    factory = made(["codehost", "offsite-planning"], api)
+    instance = factory()
+    tools = trl_tools(instance)
+    assert {model_name("pulls.merge"), model_name("slack.chat.postMessage")} <= set(tools)
+    for name in (model_name("pulls.merge"), model_name("slack.chat.postMessage")):
+        get_json_schema(tools[name])  # GRPOTrainer renders every tool so
+    observation = instance.reset(task_id="xa-01", seed=3, prompt=[])
+    setup = reference("codehost+offsite-planning", instance._env.observation)
+    assert setup.instruction in observation
+    completion = []
+    for tool, arguments in setup.solution:
+        result = str(tools[model_name(tool)](**arguments))
+        assert result.startswith('{"ok":true'), result
+        completion.append({"role": "tool", "name": tool, "content": result})
+    completion.append({"role": "assistant", "content": setup.output})
+    assert reward_func(completions=[completion], environments=[instance]) == [1.0]

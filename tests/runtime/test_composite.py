@@ -222,3 +222,24 @@ def test_batch_create_takes_composite_items_and_a_bad_item_fails_its_slot_only(h
     assert slots[0]["seed_digest"] == slots[1]["seed_digest"] and slots[0]["environments"] == PAIR
     assert slots[2]["error"]["code"] == "invalid_request" and "codehost named twice" in slots[2]["error"]["message"]
     assert slots[3]["environment"] == "coinpurse"
+
+
+def test_a_cross_app_task_asks_the_user_and_its_signals_reach_the_reference(http):
+    """xa-04 needs a detail only the user knows: ask_user answers it; with
+    signals on, the reference solution's steps carry progress and
+    reference_progress to 1 across both worlds, and the submit passes."""
+    from sw_runtime.worlds import get_world
+
+    ep = create(http, environments=PAIR, task_id="xa-04", seed=7, signals=True)
+    assert "ask_user" in {t["name"] for t in ep["tools"]}
+    world = get_world("codehost+offsite-planning")
+    setup = world.tasks_by_id["xa-04"].setup(world.seed_store(7))
+    last = None
+    for tool, args in setup.solution:
+        last = http.post(f"/episodes/{ep['episode_id']}/step", json={"tool": tool, "arguments": args}).json()
+        assert last["ok"], last
+        if tool == "ask_user":
+            assert last["result"]["answer"]
+    assert last["signals"]["progress"] == 1.0 and last["signals"]["reference_progress"] == 1.0
+    ev = http.post(f"/episodes/{ep['episode_id']}/submit", json={"output": setup.output}).json()
+    assert ev["pass"] is True and ev["score"] == 1.0

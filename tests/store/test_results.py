@@ -87,12 +87,35 @@ def test_a_file_from_before_the_project_column_is_migrated_in_place(tmp_path):
         assert len(store) == 2
     finally:
         store.close()
-    assert _columns(path)[-1] == "project"
+    assert _columns(path)[-4:] == ["project", "created_at", "agent_name", "forked_from"]
     again = Results(path)  # opening a current file changes nothing
     try:
-        assert len(again) == 2 and _columns(path).count("project") == 1
+        assert len(again) == 2 and _columns(path).count("project") == 1 and _columns(path).count("created_at") == 1
     finally:
         again.close()
+
+
+def test_recent_lists_newest_first_with_the_viewers_filters_and_old_rows_by_their_ending(tmp_path):
+    path = str(tmp_path / "results.sqlite")
+    _old_file(path)  # ended 2026-11-01, stored before created_at was kept
+    store = Results(path)
+    try:
+        rows = []
+        for i, (agent, passed) in enumerate((("ann", True), ("bo", False), ("ann", False))):
+            summary, evaluation, trace, end, project = _row(f"ep_{i}", "team-a")
+            summary.update(created_at=f"2026-12-0{i + 1}T00:00:00.000Z", agent_name=agent,
+                           forked_from="ep_0" if i == 2 else None)
+            rows.append((summary, {**evaluation, "pass": passed}, trace, end, project))
+        store.put_many(rows)
+        assert [s["episode_id"] for s, _, _ in store.recent(None, 10)] == ["ep_2", "ep_1", "ep_0", "ep_old"]
+        assert [s["episode_id"] for s, _, _ in store.recent(("2026-12-02T00:00:00.000Z", "ep_1"), 10)] == [
+            "ep_0", "ep_old"]
+        assert [s["episode_id"] for s, _, _ in store.recent(None, 10, agent_name="ann", passed=False)] == ["ep_2"]
+        assert [s["episode_id"] for s, _, _ in store.recent(None, 10, forked_from="ep_0")] == ["ep_2"]
+        assert [(s["episode_id"], p) for s, _, p in store.recent(None, 10, ended_by="idle")] == [("ep_old", False)]
+        assert store.recent(None, 10, project="team-b") == []
+    finally:
+        store.close()
 
 
 def test_a_file_from_a_newer_version_is_refused_with_a_clear_message(tmp_path):

@@ -5,7 +5,7 @@ server's: ``sw_runtime.cli`` owns the parser and lists the client's commands
 (``eval``, ``report``, ``export``, ``runs``) beside its own. With the client
 alone, the client's commands run against a server given by ``--url`` or
 ``$SANDWORLD_API_URL``, and a server command (``serve``, ``digest``,
-``bench``, ``check-world``, ``new-world``) says how to get the server.
+``bench``, ``check-world``, ``new-world``, ``view``) says how to get the server.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ SERVER_COMMANDS = {
     "bench": "run the benchmark suite",
     "check-world": "check worlds",
     "new-world": "make a new world package",
+    "view": "browse evaluation runs in a web page",
 }
 SERVER_HINT = ("`sandworld {command}` is a server command, and this installation has only the client. "
                "Install the server with `pip install sandworld-runtime` (or run ./scripts/serve in a clone "

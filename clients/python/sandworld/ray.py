@@ -185,7 +185,8 @@ class RayShards:
 
     def create(self, environment: str, body=None, *, shard: int | None = None, key: str | None = None):
         """``POST /environments/{environment}/episodes`` on the next shard (or
-        ``shard``); ``environment`` may list two or three worlds (a composite episode). ``key`` is an idempotency key, as the HTTP header: a retry
+        ``shard``); ``environment`` may list two or three worlds (a composite
+        episode). ``key`` is an idempotency key, as the HTTP header: a retry
         with the same key and body answers the first creation again."""
         return self._wait(self.create_async(environment, body, shard=shard, key=key))
 

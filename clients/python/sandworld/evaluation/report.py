@@ -110,7 +110,7 @@ def render(run: dict, trials: list, per_task: list, overall, titles: dict, chart
               "agent from an idle one) but must still pass. `within-budget` gates pass, not score. Labels are worded "
               "as for the task's first trial; amounts and names vary by seed.", ""]
     for tid in [s.task_id for s in per_task]:
-        rows = _check_rows([t for t in scored if t["task_id"] == tid])
+        rows = check_rows([t for t in scored if t["task_id"] == tid])
         if not rows:
             continue
         lines += [f"### `{tid}` {_cell(titles.get(tid, ''))}", "",
@@ -130,7 +130,7 @@ def render(run: dict, trials: list, per_task: list, overall, titles: dict, chart
     return "\n".join(lines) + "\n"
 
 
-def _check_rows(trials: list) -> list:
+def check_rows(trials: list) -> list:
     """Per check id: label, weight, passes over the trials, failure reasons by frequency.
 
     A check that held in the start state is not scored but must still pass,

@@ -72,10 +72,18 @@ def new_run_id() -> str:
 class Store:
     """The evaluation database under ``data_dir`` (created on first use)."""
 
-    def __init__(self, data_dir):
-        self.data_dir = Path(data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.data_dir / DB_NAME
+    def __init__(self, data_dir, *, path=None):
+        """``path``: a results file of another name (``sandworld view FILE``),
+        which must exist; ``data_dir`` is then its folder."""
+        if path is not None:
+            self.path = Path(path)
+            if not self.path.is_file():
+                raise FileNotFoundError(f"no results file {self.path}")
+            self.data_dir = self.path.parent
+        else:
+            self.data_dir = Path(data_dir)
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.path = self.data_dir / DB_NAME
         self.db = sqlite3.connect(self.path)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
