@@ -17,6 +17,8 @@ GMAIL = r"gmail\.googleapis\.com/gmail/v1/users/(?P<userId>[^/]+)"
 CALENDAR = r"www\.googleapis\.com/calendar/v3"
 SLACK = r"slack\.com/api/(?P<method>[A-Za-z][A-Za-z0-9_.]*)"
 GITHUB = r"api\.github\.com"
+JIRA = r"[a-z0-9][a-z0-9-]*\.atlassian\.net/rest/"
+STRIPE = r"api\.stripe\.com/v1"
 
 
 @dataclass(frozen=True)
@@ -26,11 +28,14 @@ class Address:
     methods: tuple
     pattern: re.Pattern
     tool: str | None  # None: named by the path (Slack's method)
-    template: str | None = None  # the REST docs' path, where they give one (GitHub's)
+    template: str | None = None  # the REST docs' path, where they give one (GitHub's, Jira's)
+    ok_status: int = 200  # a success's HTTP status, where the API varies it (Jira's 201 and 204)
+    body_field: str | None = None  # the argument a bare JSON body is (Jira's addWatcher takes "accountId")
 
 
-def _a(provider, surface, methods, pattern, tool=None, template=None) -> Address:
-    return Address(provider, surface, tuple(methods.split()), re.compile(pattern + r"/?\Z"), tool, template)
+def _a(provider, surface, methods, pattern, tool=None, template=None, ok_status=200, body_field=None) -> Address:
+    return Address(provider, surface, tuple(methods.split()), re.compile(pattern + r"/?\Z"), tool, template,
+                   ok_status, body_field)
 
 
 def _github(method: str, template: str, tool: str) -> Address:
@@ -47,6 +52,47 @@ def _github(method: str, template: str, tool: str) -> Address:
             f"(?P<{name}>[0-9]+)" if name.endswith("_number") else f"(?P<{name}>[^/]+)")
     return _a("github", "rest", method, pattern, tool, template)
 
+
+def _jira(method: str, template: str, tool: str, ok_status: int = 200, body_field: str | None = None) -> Address:
+    """Jira Cloud's REST docs' template under any site (``{site}.atlassian.net``):
+    ``/rest/api/3/issue/{issueIdOrKey}`` also answers as API v2 and ``latest``
+    (pycontribs' SDK uses both), ``/rest/agile/1.0/...`` as written; ``{boardId}``
+    and ``{sprintId}`` take digits only."""
+    pattern = JIRA
+    for part in re.split(r"(\{[A-Za-z]+\})", template.removeprefix("/rest/")):
+        if not part.startswith("{"):
+            pattern += re.escape(part).replace(r"api/3/", "api/(?:3|2|latest)/")
+            continue
+        name = part.strip("{}")
+        pattern += f"(?P<{name}>[0-9]+)" if name in ("boardId", "sprintId") else f"(?P<{name}>[^/]+)"
+    return _a("jira", "rest", method, pattern, tool, template, ok_status, body_field)
+
+
+def _stripe(method: str, path: str, tool: str) -> Address:
+    """Stripe's reference path (``/customers/{id}``, under ``/v1``); ids are one path segment."""
+    pattern = STRIPE + re.sub(r"\\\{id\\\}", "(?P<id>[^/]+)", re.escape(path))
+    return _a("stripe", "rest", method, pattern, tool, "/v1" + path)
+
+
+_STRIPE = [("GET", "/customers", "Customer.list"), ("POST", "/customers", "Customer.create"),
+           ("GET", "/customers/search", "Customer.search"), ("GET", "/customers/{id}", "Customer.retrieve"),
+           ("POST", "/customers/{id}", "Customer.modify"), ("GET", "/payment_methods", "PaymentMethod.list"),
+           ("GET", "/products", "Product.list"), ("GET", "/prices", "Price.list"),
+           ("GET", "/subscriptions", "Subscription.list"), ("GET", "/subscriptions/{id}", "Subscription.retrieve"),
+           ("POST", "/subscriptions/{id}", "Subscription.modify"), ("DELETE", "/subscriptions/{id}", "Subscription.cancel"),
+           ("GET", "/invoices", "Invoice.list"), ("POST", "/invoices/create_preview", "Invoice.create_preview"),
+           ("GET", "/invoices/{id}", "Invoice.retrieve"), ("POST", "/invoices/{id}/pay", "Invoice.pay"),
+           ("POST", "/invoices/{id}/void", "Invoice.void_invoice"),
+           ("POST", "/invoices/{id}/mark_uncollectible", "Invoice.mark_uncollectible"),
+           ("GET", "/invoiceitems", "InvoiceItem.list"), ("GET", "/payment_intents", "PaymentIntent.list"),
+           ("GET", "/payment_intents/{id}", "PaymentIntent.retrieve"), ("GET", "/charges", "Charge.list"),
+           ("GET", "/charges/{id}", "Charge.retrieve"), ("GET", "/refunds", "Refund.list"),
+           ("POST", "/refunds", "Refund.create"), ("GET", "/refunds/{id}", "Refund.retrieve"),
+           ("GET", "/disputes", "Dispute.list"), ("GET", "/disputes/{id}", "Dispute.retrieve"),
+           ("POST", "/disputes/{id}", "Dispute.modify"), ("POST", "/disputes/{id}/close", "Dispute.close"),
+           ("GET", "/coupons", "Coupon.list"), ("GET", "/promotion_codes", "PromotionCode.list"),
+           ("GET", "/balance_transactions", "BalanceTransaction.list"), ("GET", "/payouts", "Payout.list"),
+           ("GET", "/payouts/{id}", "Payout.retrieve"), ("GET", "/events", "Event.list")]
 
 ADDRESSES = [
     _a("google.gmail", "rest", "GET", GMAIL + "/messages", "gmail.messages.list"),
@@ -93,6 +139,38 @@ ADDRESSES = [
     _github("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", "pulls.requestReviewers"),
     _github("PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge", "pulls.merge"),
     _github("GET", "/orgs/{org}/teams/{team_slug}/members", "teams.listMembersInOrg"),
+    _jira("GET", "/rest/api/3/serverInfo", "jira.getServerInfo"),
+    _jira("GET", "/rest/api/3/myself", "jira.getCurrentUser"),
+    _jira("GET", "/rest/api/3/field", "jira.getFields"),
+    _jira("GET", "/rest/api/3/issueLinkType", "jira.getIssueLinkTypes"),
+    _jira("GET", "/rest/api/3/project", "jira.getAllProjects"),
+    _jira("GET", "/rest/api/3/project/{projectIdOrKey}", "jira.getProject"),
+    _jira("GET", "/rest/api/3/project/{projectIdOrKey}/versions", "jira.getProjectVersions"),
+    _jira("GET", "/rest/api/3/project/{projectIdOrKey}/components", "jira.getProjectComponents"),
+    _jira("GET", "/rest/api/3/user/search", "jira.findUsers"),
+    _jira("GET POST", "/rest/api/3/search", "jira.searchForIssuesUsingJql"),
+    _jira("GET POST", "/rest/api/3/search/jql", "jira.searchAndReconsileIssuesUsingJql"),
+    _jira("POST", "/rest/api/3/issue", "jira.createIssue", 201),
+    _jira("GET", "/rest/api/3/issue/{issueIdOrKey}", "jira.getIssue"),
+    _jira("PUT", "/rest/api/3/issue/{issueIdOrKey}", "jira.editIssue", 204),
+    _jira("DELETE", "/rest/api/3/issue/{issueIdOrKey}", "jira.deleteIssue", 204),
+    _jira("GET", "/rest/api/3/issue/{issueIdOrKey}/transitions", "jira.getTransitions"),
+    _jira("POST", "/rest/api/3/issue/{issueIdOrKey}/transitions", "jira.doTransition", 204),
+    _jira("GET", "/rest/api/3/issue/{issueIdOrKey}/comment", "jira.getComments"),
+    _jira("POST", "/rest/api/3/issue/{issueIdOrKey}/comment", "jira.addComment", 201),
+    _jira("PUT", "/rest/api/3/issue/{issueIdOrKey}/assignee", "jira.assignIssue", 204),
+    _jira("GET", "/rest/api/3/issue/{issueIdOrKey}/worklog", "jira.getIssueWorklog"),
+    _jira("POST", "/rest/api/3/issue/{issueIdOrKey}/worklog", "jira.addWorklog", 201),
+    _jira("GET", "/rest/api/3/issue/{issueIdOrKey}/watchers", "jira.getIssueWatchers"),
+    _jira("POST", "/rest/api/3/issue/{issueIdOrKey}/watchers", "jira.addWatcher", 204, body_field="accountId"),
+    _jira("DELETE", "/rest/api/3/issue/{issueIdOrKey}/watchers", "jira.removeWatcher", 204),
+    _jira("POST", "/rest/api/3/issueLink", "jira.linkIssues", 201),
+    _jira("GET", "/rest/agile/1.0/board", "jira.getAllBoards"),
+    _jira("GET", "/rest/agile/1.0/board/{boardId}/sprint", "jira.getAllSprints"),
+    _jira("GET", "/rest/agile/1.0/sprint/{sprintId}/issue", "jira.getIssuesForSprint"),
+    _jira("POST", "/rest/agile/1.0/sprint/{sprintId}/issue", "jira.moveIssuesToSprintAndRank", 204),
+    # Fixed paths first: /customers/search and /invoices/create_preview are not ids.
+    *[_stripe(m, p, t) for m, p, t in sorted(_STRIPE, key=lambda r: "{id}" in r[1])],
 ]
 
 

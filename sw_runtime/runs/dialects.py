@@ -10,6 +10,10 @@ a branch in the gateway.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import re
+
 import orjson
 from starlette.responses import Response
 
@@ -41,6 +45,8 @@ class Dialect:
     token_field = False  # Slack also takes the token as a form field or query parameter
     loose_forms = False  # a body that looks like a form is one, whatever its content-type says
     ignores_unknown = False  # arguments a method does not take are dropped, not refused
+    nested_forms = False  # Stripe's items[0][price]=… query and form fields (brackets.py)
+    idempotency_header = False  # Stripe's Idempotency-Key header, passed to the tool as idempotency_key
     # Google's standard query parameters: about the transport, not the method.
     transport = frozenset({"alt", "prettyPrint", "fields", "key", "quotaUser", "userIp", "access_token",
                            "oauth_token", "callback", "uploadType", "upload_protocol", "$.xgafv"})
@@ -57,6 +63,10 @@ class Dialect:
         "internal_error": (500, "INTERNAL", "backendError"),
     }
 
+    def token(self, request_headers) -> str | None:
+        """The run's token, as this API's clients send it."""
+        return bearer(request_headers, self.token_schemes)
+
     def refused(self, e: errors.ApiError) -> Response:
         """Refused before any tool ran (token, ended run): 001's envelope."""
         return json(shapes.error(e), e.status)
@@ -64,8 +74,8 @@ class Dialect:
     def no_route(self, message: str) -> Response:
         return self._error(404, "NOT_FOUND", "notFound", message)
 
-    def answer(self, answer: dict) -> Response:
-        """A step's answer in the real API's shape."""
+    def answer(self, answer: dict, address=None) -> Response:
+        """A step's answer in the real API's shape (``address``: the route it came by)."""
         if answer.get("ok"):
             return json(answer["result"])
         err = answer.get("error") or {}
@@ -96,7 +106,7 @@ class Slack(Dialect):
     def no_route(self, message: str) -> Response:
         return json({"ok": False, "error": "unknown_method"}, 404)
 
-    def answer(self, answer: dict) -> Response:
+    def answer(self, answer: dict, address=None) -> Response:
         if answer.get("ok"):
             return json(answer["result"])
         err = answer.get("error") or {}
@@ -123,7 +133,7 @@ class GitHub(Dialect):
     def no_route(self, message: str) -> Response:
         return self._github(404, "Not Found")
 
-    def answer(self, answer: dict) -> Response:
+    def answer(self, answer: dict, address=None) -> Response:
         if answer.get("ok"):
             return json(answer["result"])
         err = dict(answer.get("error") or {})
@@ -139,11 +149,129 @@ class GitHub(Dialect):
         return json({"message": message, "documentation_url": GITHUB_DOCS, "status": str(status)}, status)
 
 
-GOOGLE, SLACK, GITHUB = Dialect(), Slack(), GitHub()
+class Jira(Dialect):
+    """Jira Cloud's REST API: the API token by HTTP Basic (``email:token``, as the
+    SDKs send it) or ``Bearer``; unknown parameters ignored; success as 200, 201
+    or 204 by operation; errors ``{"errorMessages": [...], "errors": {field: message}}``
+    with Jira's status (404 for an issue the user may not see)."""
+
+    token_schemes = ("bearer", "basic")
+    ignores_unknown = True
+    transport = frozenset()
+    statuses = {"not_found": 404, "forbidden": 403, "unauthorized": 401, "invalid_arguments": 400,
+                "bad_request": 400, "rate_limited": 429, "timeout": 504, "server_error": 500, "internal_error": 500}
+
+    def token(self, request_headers) -> str | None:
+        auth = request_headers.get("authorization", "")
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() != "basic":
+            return bearer(request_headers, ("bearer",))
+        try:  # email:api-token; the token is the run's
+            _user, _, secret = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+        return secret or None
+
+    def refused(self, e: errors.ApiError) -> Response:
+        message = ("You are not authenticated. Authentication required to perform this operation."
+                   if e.status == 401 else e.message)
+        return self._jira(e.status, [message], {})
+
+    def no_route(self, message: str) -> Response:
+        return self._jira(404, [f"null for uri: {message}"], {})
+
+    def answer(self, answer: dict, address=None) -> Response:
+        if answer.get("ok"):
+            status = address.ok_status if address is not None else 200
+            if status == 204 or answer.get("result") is None:  # POST /issueLink: 201 with no body
+                return Response(status_code=status)
+            return json(answer["result"], status)
+        err = answer.get("error") or {}
+        status = err.get("status")
+        if not isinstance(status, int):
+            status = self.statuses.get(err.get("code", ""), 400)
+        messages = err.get("errorMessages")
+        fields = err.get("errors")
+        if not isinstance(messages, list) or not isinstance(fields, dict):  # an engine refusal, not the tool's
+            messages, fields = [err.get("message", "")], {}
+        return self._jira(status, messages, fields)
+
+    @staticmethod
+    def _jira(status: int, messages: list, fields: dict) -> Response:
+        return json({"errorMessages": messages, "errors": fields}, status)
+
+
+class Stripe(Dialect):
+    """Stripe's API: ``Authorization: Bearer`` with the key, form bodies in bracket syntax, unknown parameters refused, the
+    ``Idempotency-Key`` header, and ``{"error": {"type", "code", "message",
+    "param"}}`` with Stripe's statuses (402 for a card error)."""
+
+    nested_forms = True
+    idempotency_header = True
+    transport = frozenset()
+    # Codes the engine answers for any world -> (status, Stripe's type, Stripe's code).
+    statuses = {"not_found": (404, "invalid_request_error", "resource_missing"),
+                "invalid_arguments": (400, "invalid_request_error", "parameter_invalid"),
+                "rate_limited": (429, "invalid_request_error", "rate_limit"),
+                "timeout": (500, "api_error", None), "server_error": (500, "api_error", None),
+                "internal_error": (500, "api_error", None)}
+
+    def refused(self, e: errors.ApiError) -> Response:
+        if e.status == 401:
+            return self._stripe(401, {"type": "invalid_request_error", "message": "Invalid API Key provided."})
+        return self._stripe(e.status, {"type": "invalid_request_error", "code": e.code, "message": e.message})
+
+    def no_route(self, message: str) -> Response:
+        return self._stripe(404, {"type": "invalid_request_error", "message": f"Unrecognized request URL: {message}."})
+
+    def answer(self, answer: dict, address=None) -> Response:
+        if answer.get("ok"):
+            return json(answer["result"])
+        err = dict(answer.get("error") or {})
+        code, message = err.pop("code", "error"), err.pop("message", "")
+        status = err.pop("status", None)
+        if not isinstance(status, int):  # refused by the engine, not by the tool: Stripe's words for it
+            status, kind, stripe_code = self.statuses.get(code, (400, "invalid_request_error", code))
+            err.setdefault("type", kind)
+            code = stripe_code
+            if answer.get("error", {}).get("code") == "invalid_arguments":
+                code, err["param"] = _stripe_param(message)
+        kind = err.pop("type", "invalid_request_error")
+        body = {"code": code} if code is not None else {}
+        if "decline_code" in err:
+            body["decline_code"] = err.pop("decline_code")
+        body["message"] = message
+        if err.get("param") is not None:
+            body["param"] = err.pop("param")
+        body = {**body, "type": kind, **{k: v for k, v in err.items() if k != "param"}}  # Stripe's key order
+        return self._stripe(status, body)
+
+    @staticmethod
+    def _stripe(status: int, error: dict) -> Response:
+        return json({"error": error}, status)
+
+
+def _stripe_param(message: str) -> tuple:
+    """``(code, param)`` of an arguments error, in Stripe's words: ``items[0][price]`` for ``$.items[0].price``."""
+    unknown = re.search(r"unknown field `([^`]*)`", message)
+    at = re.search(r"at `\$((?:\.[A-Za-z_0-9]+|\[\d+\])*)`", message)
+    path = at.group(1) if at else ""
+    parts = re.findall(r"\.([A-Za-z_0-9]+)|\[(\d+)\]", path)
+    names = [a or b for a, b in parts]
+    if unknown:
+        names.append(unknown.group(1))
+    param = (names[0] + "".join(f"[{n}]" for n in names[1:])) if names else None
+    missing = "missing required field" in message.lower()
+    return ("parameter_unknown" if unknown else "parameter_missing" if missing else "parameter_invalid"), param
+
+
+GOOGLE, SLACK, GITHUB, JIRA, STRIPE = Dialect(), Slack(), GitHub(), Jira(), Stripe()
 
 
 def of_path(path: str) -> Dialect:
     """The dialect of a path under tools_url, routed or not (an unknown path still
     answers in its host's shape)."""
     host = path.split("/", 1)[0]
-    return {"slack.com": SLACK, "api.github.com": GITHUB}.get(host, GOOGLE)
+    if host.endswith(".atlassian.net"):
+        return JIRA
+    return {"slack.com": SLACK, "api.github.com": GITHUB, "api.stripe.com": STRIPE}.get(host, GOOGLE)

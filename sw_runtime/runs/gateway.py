@@ -22,7 +22,7 @@ from starlette.responses import Response
 from .. import errors
 from ..bodies import read_body
 from ..service.runs import episode_id_of
-from . import addresses, coerce, dialects
+from . import addresses, brackets, coerce, dialects
 from .dialects import bearer
 from .providers import MCP_PATHS
 
@@ -72,10 +72,12 @@ class Gateway:
                     json_body = orjson.loads(body)
                 except orjson.JSONDecodeError:
                     raise errors.InvalidRequest("the body is not valid JSON") from None
+                if not isinstance(json_body, dict) and routed.address.body_field:  # Jira's addWatcher: "id"
+                    json_body = {routed.address.body_field: json_body}
                 if not isinstance(json_body, dict):
                     raise errors.InvalidRequest("the body must be a JSON object")
         query = list(request.query_params.multi_items())
-        token = bearer(request.headers, dialect.token_schemes)
+        token = dialect.token(request.headers)
         if dialect.token_field:  # the token as a form field (or query parameter)
             sent = [v for k, v in form + query if k == "token"]
             field = sent[-1] if sent else json_body.get("token")
@@ -91,12 +93,18 @@ class Gateway:
             return dialect.no_route(f"this world has no {routed.tool}")
         schema = tool["parameters"]
         args = coerce.typed(schema, list(routed.path_args.items()))  # GitHub's /issues/7: an integer
-        args.update(coerce.typed(schema, query))
-        args.update(coerce.typed(schema, form))
+        if dialect.nested_forms:  # Stripe's items[0][price]=…
+            args.update(brackets.typed(schema, brackets.nest(query + form)))
+        else:
+            args.update(coerce.typed(schema, query))
+            args.update(coerce.typed(schema, form))
         args.update(json_body)
+        key = request.headers.get("idempotency-key")
+        if dialect.idempotency_header and key and "idempotency_key" in schema.get("properties", {}):
+            args["idempotency_key"] = key
         if dialect.ignores_unknown:  # as Slack's Web API and GitHub's REST API do
             props = schema.get("properties", {})
             args = {k: v for k, v in args.items() if k in props}
         # the tool's name in the episode (a composite may serve it as world.name)
         answer = await self.svc.tool_call(episode_id, token, tool["name"], orjson.dumps(args), routed.address.surface)
-        return dialect.answer(answer)
+        return dialect.answer(answer, routed.address)

@@ -1,7 +1,7 @@
 """Which real service each tool copies, and where a run serves it.
 
 A tool's provider comes from its name's first part (``gmail.messages.list``
-is Gmail's, ``pulls.merge`` GitHub's). Worlds whose tools copy no real API
+is Gmail's, ``pulls.merge`` GitHub's, ``Refund.create`` Stripe's). Worlds whose tools copy no real API
 (coinpurse, quickbasket…) are served over MCP only, under the world's own name.
 """
 
@@ -14,6 +14,10 @@ PROVIDERS = {
     "slack": (("slack",), [("web-api", "slack.com/api"), ("mcp", "mcp.slack.com/mcp")]),
     "google.calendar": (("calendar",), [("rest", "www.googleapis.com/calendar/v3")]),
     "github": (("repos", "issues", "pulls", "checks", "teams"), [("rest", "api.github.com")]),
+    "jira": (("jira",), [("rest", "kestrel.atlassian.net")]),
+    "stripe": (("Customer", "PaymentMethod", "Product", "Price", "Subscription", "Invoice", "InvoiceItem",
+                "PaymentIntent", "Charge", "Refund", "Dispute", "Coupon", "PromotionCode", "BalanceTransaction",
+                "Payout", "Event"), [("rest", "api.stripe.com")]),
 }
 _PROVIDER_OF = {prefix: provider for provider, (prefixes, _rows) in PROVIDERS.items() for prefix in prefixes}
 
@@ -31,7 +35,7 @@ def provider_of(world, tool: str) -> str:
 
 
 def tool_rows(world) -> list:
-    """``[(provider, surface, path)]`` for a world, in 001's order (Gmail, Slack, Calendar, then GitHub)."""
+    """``[(provider, surface, path)]`` for a world, in 001's order (Gmail, Slack, Calendar, then GitHub and Jira)."""
     prefixes = {_prefix(t.name) for t in world.tools}
     rows = [(provider, surface, path)
             for provider, (known, surfaces) in PROVIDERS.items() if prefixes & set(known)

@@ -27,12 +27,15 @@ DISTRIBUTION = "sandworld-runtime"
 
 # The same entries as pyproject.toml's [project.entry-points."sandworld.worlds"].
 BUILTIN = {
+    "airline": "sw_runtime.worlds.airline:WORLD",
+    "billing": "sw_runtime.worlds.billing:WORLD",
     "codehost": "sw_runtime.worlds.codehost:WORLD",
     "coinpurse": "sw_runtime.worlds.coinpurse:WORLD",
     "dummy": "sw_runtime.worlds.dummy:WORLD",
     "offsite-planning": "sw_runtime.worlds.offsite_planning:WORLD",
     "quickbasket": "sw_runtime.worlds.quickbasket:WORLD",
     "receivables": "sw_runtime.worlds.receivables:WORLD",
+    "tracker": "sw_runtime.worlds.tracker:WORLD",
 }
 
 

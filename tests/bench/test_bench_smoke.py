@@ -101,3 +101,11 @@ def test_locustfile_runs_headless(tmp_path):  # locust is a dev dependency: this
         stats = {r["Name"]: r for r in csv.DictReader(f)}
     assert int(stats["Aggregated"]["Failure Count"]) == 0
     assert int(stats["create"]["Request Count"]) > 0 and int(stats["batch 20 calls"]["Request Count"]) > 0
+
+
+def test_bench_worlds_prints_each_world_beside_the_other():
+    out = run(BENCH / "bench_worlds.py", "--seeds", "1", "--rounds", "1", "--json")
+    rows = {r["measure"]: r for r in json.loads(out)["rows"]}
+    for world in ("coinpurse", "airline"):
+        for what in ("generate a seed", "set up a task", "create", "reference episode", "verify"):
+            assert rows[f"{world}: {what}"]["value"] > 0, (world, what)

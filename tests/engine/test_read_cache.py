@@ -237,7 +237,7 @@ def test_a_pure_read_that_reads_a_collection_it_does_not_declare_fails_on_a_miss
 
 def _episode_in(monkeypatch, world):
     """An episode of ``world``, a test world the registry does not have."""
-    monkeypatch.setattr("sw_runtime.engine.engine.get_world", lambda name: world)
+    monkeypatch.setattr("sw_runtime.engine.engine.world_of", lambda name, names: world)
     return Engine().create(world.name, schemas.CreateEpisode(seed=0))
 
 

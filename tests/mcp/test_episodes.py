@@ -23,7 +23,8 @@ def test_create_answers_the_tools_token_and_addresses(http):
     assert ep["tools_url"] == f"/api/v1/episodes/{eid}/tools" and ep["mcp_url"] == f"/api/v1/episodes/{eid}/mcp"
 
 
-@pytest.mark.parametrize("world", ["coinpurse", "quickbasket", "offsite-planning", "dummy"])
+@pytest.mark.parametrize("world", ["coinpurse", "quickbasket", "offsite-planning", "tracker", "airline", "billing",
+                                   "dummy"])
 def test_every_world_serves_its_episode_over_mcp(http, base, world):
     ep = http.post(f"/environments/{world}/episodes", json={}).json()
     tools = {t["name"]: t for t in ep["tools"]}

@@ -1,5 +1,5 @@
 """Each real method and path names the world's tool; every tool of
-offsite-planning and of codehost has an address, and no address names a tool
+offsite-planning, of codehost and of billing has an address, and no address names a tool
 its world lacks."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from sw_runtime.worlds.offsite_planning import WORLD
 G = "gmail.googleapis.com/gmail/v1/users/me"
 C = "www.googleapis.com/calendar/v3"
 R = "api.github.com/repos/acme/api"
+S = "api.stripe.com/v1"
 API = {"owner": "acme", "repo": "api"}
 
 
@@ -42,6 +43,13 @@ API = {"owner": "acme", "repo": "api"}
     ("GET", f"{R}/commits/main/check-runs", "checks.listForRef", {**API, "ref": "main"}),
     ("GET", "api.github.com/orgs/acme/teams/backend/members", "teams.listMembersInOrg",
      {"org": "acme", "team_slug": "backend"}),
+    ("GET", f"{S}/customers/search", "Customer.search", {}),
+    ("GET", f"{S}/customers/cus_A1", "Customer.retrieve", {"id": "cus_A1"}),
+    ("POST", f"{S}/subscriptions/sub_A1", "Subscription.modify", {"id": "sub_A1"}),
+    ("DELETE", f"{S}/subscriptions/sub_A1", "Subscription.cancel", {"id": "sub_A1"}),
+    ("POST", f"{S}/invoices/create_preview", "Invoice.create_preview", {}),
+    ("POST", f"{S}/invoices/in_A1/void", "Invoice.void_invoice", {"id": "in_A1"}),
+    ("POST", f"{S}/refunds", "Refund.create", {}),
 ])
 def test_real_requests_name_their_tool(method, path, tool, args):
     routed = addresses.route(method, path)
@@ -52,13 +60,14 @@ def test_real_requests_name_their_tool(method, path, tool, args):
     ("DELETE", f"{G}/messages"), ("GET", f"{C}/freeBusy"), ("GET", "gmail.googleapis.com/gmail/v2/users/me/labels"),
     ("GET", "example.com/api/x"), ("PUT", "slack.com/api/chat.postMessage"), ("GET", "slack.com/api/"),
     ("DELETE", R), ("GET", f"{R}/issues/x"), ("GET", "api.github.com/repos/acme"),
+    ("DELETE", f"{S}/customers"), ("GET", f"{S}/invoices/in_A1/void"), ("GET", "api.stripe.com/v2/customers"),
 ])
 def test_other_requests_name_none(method, path):
     assert addresses.route(method, path) is None
 
 
 def test_every_offsite_tool_has_an_address():
-    named = {a.tool for a in addresses.ADDRESSES if a.tool and a.provider != "github"} | {
+    named = {a.tool for a in addresses.ADDRESSES if a.tool and a.provider not in ("github", "jira", "stripe")} | {
         t.name for t in WORLD.tools if t.name.startswith("slack.")}
     assert named == set(WORLD.tools_by_name)
 

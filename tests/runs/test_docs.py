@@ -5,6 +5,7 @@ done-when asks of it."""
 from __future__ import annotations
 
 import pathlib
+import re
 import subprocess
 
 import httpx
@@ -34,6 +35,14 @@ def test_the_quickstart_runs_curl_for_curl(root, tmp_path):
     assert "[(8, 'Add request ids to error responses'), (7, 'Cache exchange rates for an hour')]" in r.stdout
     assert ('HTTP/1.1 404 Not Found\n{"message":"Not Found","documentation_url":'
             '"https://docs.github.com/rest/repos/repos#get-a-repository","status":"404"}') in r.stdout
+    # the tracker run on Jira's paths: a JQL search, then Jira's own 404
+    assert re.search(r"}(\d+) \['In Review', 'In Review'\]\n", r.stdout)  # after GitHub's 404 body
+    assert ('HTTP/1.1 404 Not Found\n{"errorMessages":["Issue does not exist or you do not have permission to see '
+            'it."],"errors":{}}') in r.stdout
+    # the billing run on Stripe's paths: a list object, then Stripe's own 404
+    assert "list /v1/customers 2 True" in r.stdout
+    assert ('HTTP/1.1 404 Not Found\n{"error":{"code":"resource_missing","message":"No such charge: \'ch_NOPE\'",'
+            '"param":"charge","type":"invalid_request_error"}}') in r.stdout
 
     run = httpx.get(f"{root}/v1/runs/{run_id}", headers={"authorization": "Bearer k"}).json()
     assert (run["status"], run["ended_by"], run["calls"]) == ("done", "finish", 5)

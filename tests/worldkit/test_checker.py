@@ -35,7 +35,8 @@ def test_every_registered_world_passes_check_world(name):
 
 
 def test_the_issue_worlds_are_registered():
-    assert {"coinpurse", "quickbasket", "offsite-planning", "receivables", "codehost", "dummy"} <= set(registry())
+    assert {"coinpurse", "quickbasket", "offsite-planning", "receivables", "codehost", "tracker", "airline", "billing",
+            "dummy"} <= set(registry())
 
 
 def test_a_task_without_no_collateral_says_it_was_skipped():

@@ -64,6 +64,16 @@ CALLS = {
         ("list_refunds", {"order_id": _first(s, "orders")["id"]}),
         ("search_products", {"query": "milk", "in_stock_only": True}),
     ],
+    "airline": lambda s: [
+        ("search_direct_flights", {"origin": "ORD", "destination": "DEN", "date": "2026-06-18"}),
+        ("search_onestop_flights", {"origin": "BOS", "destination": "SEA", "date": "2026-06-18"}),
+        ("search_direct_flights", {"origin": "XXX", "destination": "DEN", "date": "2026-06-18"}),
+        ("get_flight_status", {"flight_number": _first(s, "flights")["number"], "date": "2026-06-18"}),
+        ("get_member", {"member_id": _first(s, "members")["id"]}),
+        ("get_reservation", {"reservation_id": _first(s, "reservations")["id"]}),
+        ("list_fares", {}),
+        ("list_airports", {}),
+    ],
     "offsite-planning": lambda s: [
         ("calendar.events.list", {"calendarId": "primary", "q": "offsite"}),
         ("calendar.events.get", {"calendarId": _first(s, "events")["calendarId"],
@@ -76,6 +86,15 @@ CALLS = {
         ("slack.conversations.history", {"channel": _first(s, "channels")["id"]}),
         ("slack.conversations.replies", {"channel": _first(s, "slack_messages")["channelId"],
                                          "ts": _first(s, "slack_messages")["ts"]}),
+    ],
+    "tracker": lambda s: [
+        *(("jira.getIssue", {"issueIdOrKey": key}) for key, i in s.scan("issues") if i["parent"] or i["sprint"]),
+        ("jira.getTransitions", {"issueIdOrKey": _first(s, "issues")["key"], "expand": "transitions.fields"}),
+        ("jira.getComments", {"issueIdOrKey": _first(s, "comments")["issue"]}),
+        ("jira.getIssueWorklog", {"issueIdOrKey": _first(s, "worklogs")["issue"]}),
+        ("jira.getProject", {"projectIdOrKey": "API"}),
+        ("jira.getAllSprints", {"boardId": 11, "state": "active"}),
+        ("jira.getAllBoards", {"projectKeyOrId": "WEB"}),
     ],
 }
 
