@@ -6,8 +6,10 @@ characters) and ``req_`` + 16 hex digits otherwise. Every answer carries it
 in ``x-request-id``, whatever door or layer answered (the gate's 401 and
 429, the fast paths, Starlette's own 404), and our error envelope carries it
 as ``error.request_id``, so a bug report quoting the body names the log line.
-Other shapes keep theirs: 001's ``{"error": {"type", "message"}}``, the real
-APIs' errors and MCP's JSON-RPC answers get the header only.
+Other shapes keep theirs: 001's ``{"error": {"type", "message"}}``, and
+whatever is answered under a run's or an episode's tools (the real APIs'
+errors, Stripe's ``{"error": {"code", "message", ...}}`` included, and MCP's
+JSON-RPC) get the header only.
 
 An error body is a few hundred bytes; only those are held back to be
 rewritten. Every other answer streams through untouched.
@@ -16,12 +18,15 @@ rewritten. Every other answer streams through untouched.
 from __future__ import annotations
 
 import os
+import re
 
 import orjson
 
 HEADER = b"x-request-id"
 SCOPE_KEY = "sw.request_id"
 MAX_LEN = 128
+# The tools at the real APIs' addresses and MCP: their bodies are those APIs' own.
+_TOOLS = re.compile(r"/(v1/runs/[^/]+/tools/|api/v1/episodes/[^/]+/(tools/|mcp))")
 
 
 def _usable(value: bytes) -> bool:
@@ -61,6 +66,7 @@ class RequestIds:
             return await self.app(scope, receive, send)
         rid = _given(scope) or new_id()
         scope[SCOPE_KEY] = rid.decode()
+        ours = _TOOLS.match(scope["path"]) is None  # an envelope of ours, if an error's body is one
         held: dict = {}  # an error answer's start and body, until its body is whole
 
         async def send_with_id(message):
@@ -69,8 +75,8 @@ class RequestIds:
                 headers = [(k, v) for k, v in message.get("headers", ()) if k != HEADER]
                 headers.append((HEADER, rid))
                 message["headers"] = headers
-                if message["status"] >= 400 and any(k == b"content-type" and v.startswith(b"application/json")
-                                                    for k, v in headers):
+                if ours and message["status"] >= 400 and any(
+                        k == b"content-type" and v.startswith(b"application/json") for k, v in headers):
                     held["start"], held["body"] = message, []
                     return
             elif kind == "http.response.body" and "start" in held:

@@ -144,6 +144,7 @@ def forked(ep) -> dict:
         "steps": ep.steps,
         "digest": ep.digest,
         "now": ep.clock[ep.steps],
+        "expires_at": expires_at(ep),
         "next": next_links(ep),
     }
 

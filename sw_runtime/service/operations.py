@@ -29,7 +29,7 @@ from ..config import Settings
 from ..pagination import PageRequest
 from ..engine import browse, custom_seeds, faults, views
 from ..engine.engine import Engine
-from ..engine.episode import OPEN
+from ..engine.episode import OPEN, SUBMITTING
 from ..engine.users import ASK_USER
 from ..store import DataFolder
 from ..verify import bind, custom, vocabulary
@@ -161,7 +161,7 @@ class Service(RunOps):
             open_episodes, snapshots = engine.live, len(engine.snapshots)
         else:
             open_episodes = sum(1 for ep in engine.episodes.values()
-                                if ep.project == project and (ep.status == OPEN or ep.status == "submitting"))
+                                if ep.project == project and (ep.status == OPEN or ep.status == SUBMITTING))
             snapshots = engine.snapshots.count(project)
         runs = sum(1 for r in self.book.open.values() if project is None or r.ep.project == project)
         return {

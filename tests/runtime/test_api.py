@@ -328,3 +328,11 @@ def test_every_answer_carries_a_request_id_and_the_error_envelope_names_it(http,
     assert v1.status_code == 404 and v1.headers["x-request-id"] and set(v1.json()["error"]) == {"type", "message"}
     bad = http.get("/environments", headers={"x-request-id": "x" * 300})  # not an id: a fresh one instead
     assert bad.headers["x-request-id"].startswith("req_")
+
+
+def test_the_real_apis_errors_keep_their_own_shape_beside_the_request_id(http, api):
+    ep = create(http, "codehost")
+    r = http.get(f"/episodes/{ep['episode_id']}/tools/api.github.com/repos/acme/nope",
+                 headers={"authorization": f"Bearer {ep['tools_token']}"})
+    assert r.status_code == 404 and r.headers["x-request-id"].startswith("req_")
+    assert "request_id" not in r.text  # GitHub's body, as GitHub writes it
