@@ -2,7 +2,8 @@
 
 ``route(method, path)`` maps a request under ``tools_url`` (``path`` is what
 follows it, ``gmail.googleapis.com/gmail/v1/users/me/messages`` or
-``api.github.com/repos/acme/api/pulls/7``) to the world's tool and the
+``api.github.com/repos/acme/api/pulls/7``,
+``brightwater.zendesk.com/api/v2/tickets/1042.json``) to the world's tool and the
 arguments found in the path. Query and body arguments
 are added by the gateway (``gateway.py``): path, query and body merge into the
 one object the tool takes, as in the trace of reference 001.
@@ -19,6 +20,7 @@ SLACK = r"slack\.com/api/(?P<method>[A-Za-z][A-Za-z0-9_.]*)"
 GITHUB = r"api\.github\.com"
 JIRA = r"[a-z0-9][a-z0-9-]*\.atlassian\.net/rest/"
 STRIPE = r"api\.stripe\.com/v1"
+ZENDESK = r"[a-z0-9][a-z0-9-]*\.zendesk\.com/api/v2"  # any account's subdomain
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,16 @@ def _jira(method: str, template: str, tool: str, ok_status: int = 200, body_fiel
         name = part.strip("{}")
         pattern += f"(?P<{name}>[0-9]+)" if name in ("boardId", "sprintId") else f"(?P<{name}>[^/]+)"
     return _a("jira", "rest", method, pattern, tool, template, ok_status, body_field)
+
+
+def _zendesk(method: str, template: str, tool: str, ok_status: int = 200) -> Address:
+    """Zendesk's REST reference's path (``/tickets/{ticket_id}.json``) under any
+    account's subdomain: every ``{*_id}`` takes digits, and the ``.json`` ending is
+    optional, as Zendesk's is."""
+    pattern = ZENDESK
+    for part in re.split(r"(\{[a-z_]+\})", template.removesuffix(".json")):
+        pattern += f"(?P<{part.strip('{}')}>[0-9]+)" if part.startswith("{") else re.escape(part)
+    return _a("zendesk", "rest", method, pattern + r"(?:\.json)?", tool, template, ok_status)
 
 
 def _stripe(method: str, path: str, tool: str) -> Address:
@@ -171,6 +183,29 @@ ADDRESSES = [
     _jira("POST", "/rest/agile/1.0/sprint/{sprintId}/issue", "jira.moveIssuesToSprintAndRank", 204),
     # Fixed paths first: /customers/search and /invoices/create_preview are not ids.
     *[_stripe(m, p, t) for m, p, t in sorted(_STRIPE, key=lambda r: "{id}" in r[1])],
+    _zendesk("GET", "/tickets.json", "zendesk.tickets.list"),
+    _zendesk("POST", "/tickets.json", "zendesk.tickets.create", 201),
+    _zendesk("PUT", "/tickets/update_many.json", "zendesk.tickets.update_many"),
+    _zendesk("GET", "/tickets/{ticket_id}.json", "zendesk.tickets.show"),
+    _zendesk("PUT", "/tickets/{ticket_id}.json", "zendesk.tickets.update"),
+    _zendesk("POST", "/tickets/{ticket_id}/merge.json", "zendesk.tickets.merge"),
+    _zendesk("GET", "/tickets/{ticket_id}/comments.json", "zendesk.tickets.comments.list"),
+    _zendesk("GET", "/tickets/{ticket_id}/audits.json", "zendesk.tickets.audits.list"),
+    _zendesk("GET", "/tickets/{ticket_id}/macros/{macro_id}/apply.json", "zendesk.macros.apply"),
+    _zendesk("GET", "/search.json", "zendesk.search"),
+    _zendesk("GET", "/users.json", "zendesk.users.list"),
+    _zendesk("GET", "/users/{user_id}.json", "zendesk.users.show"),
+    _zendesk("GET", "/users/{user_id}/tickets/requested.json", "zendesk.users.tickets.requested"),
+    _zendesk("GET", "/organizations.json", "zendesk.organizations.list"),
+    _zendesk("GET", "/organizations/{organization_id}.json", "zendesk.organizations.show"),
+    _zendesk("GET", "/groups.json", "zendesk.groups.list"),
+    _zendesk("GET", "/macros.json", "zendesk.macros.list"),
+    _zendesk("GET", "/views.json", "zendesk.views.list"),
+    _zendesk("GET", "/views/{view_id}/tickets.json", "zendesk.views.tickets"),
+    _zendesk("GET", "/slas/policies.json", "zendesk.slas.policies.list"),
+    _zendesk("GET", "/ticket_fields.json", "zendesk.ticket_fields.list"),
+    _zendesk("GET", "/satisfaction_ratings.json", "zendesk.satisfaction_ratings.list"),
+    _zendesk("GET", "/help_center/articles/search.json", "zendesk.help_center.articles.search"),
 ]
 
 

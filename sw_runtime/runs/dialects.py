@@ -201,6 +201,62 @@ class Jira(Dialect):
         return json({"errorMessages": messages, "errors": fields}, status)
 
 
+class Zendesk(Dialect):
+    """Zendesk Support's REST API: an OAuth ``Bearer`` token or Basic
+    ``{email}/token:{token}``, unknown parameters ignored, and its error bodies:
+    ``{"error": "RecordNotFound", "description": "Not found"}`` (404),
+    ``RecordInvalid`` with ``details`` (422), ``{"error": "Couldn't authenticate
+    you"}`` (401); a created ticket answers 201 (its address's ``ok_status``)."""
+
+    ignores_unknown = True
+    transport = frozenset()
+    # A refusal code -> (status, Zendesk's error name, its description). A helpdesk tool's
+    # own refusal carries Zendesk's error and description already.
+    statuses = {"not_found": (404, "RecordNotFound", "Not found"),
+                "invalid": (422, "RecordInvalid", "Record validation errors"),
+                "invalid_arguments": (422, "RecordInvalid", "Record validation errors"),
+                "forbidden": (403, "Forbidden", "You do not have access to this page."),
+                "rate_limited": (429, "APIRateLimitExceeded", "Rate limit exceeded"),
+                "timeout": (504, "GatewayTimeout", "The request timed out"),
+                "server_error": (500, "InternalServerError", "Something went wrong"),
+                "internal_error": (500, "InternalServerError", "Something went wrong")}
+
+    def token(self, request_headers) -> str | None:
+        auth = request_headers.get("authorization", "")
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() != "basic":
+            return bearer(request_headers, ("bearer",))
+        try:  # zenpy's email + API token: "{email}/token:{token}"
+            user, _, secret = base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+        return (secret or None) if user.endswith("/token") else None
+
+    def refused(self, e: errors.ApiError) -> Response:
+        if e.status == 401:
+            return json({"error": "Couldn't authenticate you"}, 401)
+        name = {404: "RecordNotFound", 409: "Conflict", 429: "APIRateLimitExceeded"}.get(e.status, "InvalidRequest")
+        return json({"error": name, "description": e.message}, e.status)
+
+    def no_route(self, message: str) -> Response:
+        return json({"error": "InvalidEndpoint", "description": "Not found"}, 404)
+
+    def answer(self, answer: dict, address=None) -> Response:
+        if answer.get("ok"):
+            return json(answer["result"], address.ok_status if address is not None else 200)
+        err = answer.get("error") or {}
+        status, name, description = self.statuses.get(err.get("code"), (400, "InvalidRequest", "Bad request"))
+        body = {"error": err.get("error", name), "description": err.get("description", description)}
+        if "details" in err:
+            body["details"] = err["details"]
+        elif status == 422:
+            body["details"] = {"base": [{"description": err.get("message", ""), "error": "InvalidValue"}]}
+        response = json(body, status)
+        if "retry_after" in err:
+            response.headers["retry-after"] = str(err["retry_after"])
+        return response
+
+
 class Stripe(Dialect):
     """Stripe's API: ``Authorization: Bearer`` with the key, form bodies in bracket syntax, unknown parameters refused, the
     ``Idempotency-Key`` header, and ``{"error": {"type", "code", "message",
@@ -265,7 +321,7 @@ def _stripe_param(message: str) -> tuple:
     return ("parameter_unknown" if unknown else "parameter_missing" if missing else "parameter_invalid"), param
 
 
-GOOGLE, SLACK, GITHUB, JIRA, STRIPE = Dialect(), Slack(), GitHub(), Jira(), Stripe()
+GOOGLE, SLACK, GITHUB, JIRA, STRIPE, ZENDESK = Dialect(), Slack(), GitHub(), Jira(), Stripe(), Zendesk()
 
 
 def of_path(path: str) -> Dialect:
@@ -274,4 +330,6 @@ def of_path(path: str) -> Dialect:
     host = path.split("/", 1)[0]
     if host.endswith(".atlassian.net"):
         return JIRA
+    if host.endswith(".zendesk.com"):
+        return ZENDESK
     return {"slack.com": SLACK, "api.github.com": GITHUB, "api.stripe.com": STRIPE}.get(host, GOOGLE)

@@ -1,7 +1,8 @@
 """Which real service each tool copies, and where a run serves it.
 
 A tool's provider comes from its name's first part (``gmail.messages.list``
-is Gmail's, ``pulls.merge`` GitHub's, ``Refund.create`` Stripe's). Worlds whose tools copy no real API
+is Gmail's, ``pulls.merge`` GitHub's, ``Refund.create`` Stripe's, ``zendesk.tickets.update``
+Zendesk's). Worlds whose tools copy no real API
 (coinpurse, quickbasket…) are served over MCP only, under the world's own name.
 """
 
@@ -18,6 +19,8 @@ PROVIDERS = {
     "stripe": (("Customer", "PaymentMethod", "Product", "Price", "Subscription", "Invoice", "InvoiceItem",
                 "PaymentIntent", "Charge", "Refund", "Dispute", "Coupon", "PromotionCode", "BalanceTransaction",
                 "Payout", "Event"), [("rest", "api.stripe.com")]),
+    # Zendesk serves each account at its own subdomain; the built-in helpdesk world is brightwater's.
+    "zendesk": (("zendesk",), [("rest", "brightwater.zendesk.com/api/v2")]),
 }
 _PROVIDER_OF = {prefix: provider for provider, (prefixes, _rows) in PROVIDERS.items() for prefix in prefixes}
 
@@ -35,7 +38,8 @@ def provider_of(world, tool: str) -> str:
 
 
 def tool_rows(world) -> list:
-    """``[(provider, surface, path)]`` for a world, in 001's order (Gmail, Slack, Calendar, then GitHub and Jira)."""
+    """``[(provider, surface, path)]`` for a world, in 001's order (Gmail, Slack, Calendar, then GitHub, Jira and
+    Zendesk)."""
     prefixes = {_prefix(t.name) for t in world.tools}
     rows = [(provider, surface, path)
             for provider, (known, surfaces) in PROVIDERS.items() if prefixes & set(known)

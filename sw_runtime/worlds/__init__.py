@@ -32,6 +32,7 @@ BUILTIN = {
     "codehost": "sw_runtime.worlds.codehost:WORLD",
     "coinpurse": "sw_runtime.worlds.coinpurse:WORLD",
     "dummy": "sw_runtime.worlds.dummy:WORLD",
+    "helpdesk": "sw_runtime.worlds.helpdesk:WORLD",
     "offsite-planning": "sw_runtime.worlds.offsite_planning:WORLD",
     "quickbasket": "sw_runtime.worlds.quickbasket:WORLD",
     "receivables": "sw_runtime.worlds.receivables:WORLD",

@@ -28,14 +28,14 @@ def test_the_built_in_worlds_are_registered_by_entry_points():
     assert declared == BUILTIN  # pyproject.toml and the source-tree fallback agree
     assert set(BUILTIN) <= set(discover())
     assert {"coinpurse", "quickbasket", "offsite-planning", "receivables", "codehost", "tracker", "airline", "billing",
-            "dummy"} <= set(registry())
+            "helpdesk", "dummy"} <= set(registry())
 
 
 def test_the_environments_listing_has_the_worlds_and_their_tasks(http):
     listed = {e["name"]: e["tasks"] for e in http.get("/environments").json()["environments"]}
     seven = {"coinpurse", "quickbasket", "offsite-planning", "receivables", "codehost", "tracker", "dummy"}
     assert seven <= set(listed) and sum(listed[n] for n in seven) >= 97
-    assert listed["airline"] == 25 and listed["billing"] >= 25
+    assert listed["airline"] == 25 and listed["billing"] >= 25 and listed["helpdesk"] == 25
     tools = http.get("/environments/receivables").json()["tools"]
     assert all(t["class"] in ("safe", "guarded") for t in tools)
 
