@@ -21,9 +21,10 @@ from starlette.routing import Route
 
 from . import errors
 from .api import batch, catalog, cluster, episodes, forks, seeds, snapshots, state
-from .api import keys as keys_api, limits as limits_api, operations, webhooks as webhooks_api
+from .api import keys as keys_api, limits as limits_api, me as me_api, operations, webhooks as webhooks_api
 from .api.common import error_response, json_response
 from .api.fast import FastPaths
+from .api.request_ids import RequestIds
 from .config import Settings
 from .mcp.server import EpisodeMcp, McpDoor
 from .runs import control as runs_control
@@ -87,7 +88,7 @@ def build_app(settings: Settings | None = None) -> Starlette:
     mcp = McpDoor(service)
     routes += runs_control.routes(service, mcp)  # /v1 and the tools under tools_url
     routes.append(Route("/api/v1/episodes/{id}/mcp", EpisodeMcp(mcp), methods=["GET", "POST", "DELETE"]))
-    for area in (limits_api, webhooks_api, keys_api, operations):
+    for area in (limits_api, me_api, webhooks_api, keys_api, operations):
         routes += area.routes(layer, service)
     routes += ui_routes(service, layer)
     app = Starlette(
@@ -101,7 +102,8 @@ def build_app(settings: Settings | None = None) -> Starlette:
     )
     app.state.service = service
     app.state.layer = layer
-    app.add_middleware(_Wrapped, wrap=lambda inner: layer.wrap(inner, lambda: _templates(app)))
+    # Outermost: the request id names every answer, the gate's refusals too.
+    app.add_middleware(_Wrapped, wrap=lambda inner: RequestIds(layer.wrap(inner, lambda: _templates(app))))
     return app
 
 

@@ -39,6 +39,18 @@ class InvalidRequest(ApiError):
     code, status = "invalid_request", 400
 
 
+class InvalidSeed(ApiError):
+    """``/seeds/validate`` on a state the world's parser refuses (reference 003): with ``issues``."""
+
+    code, status = "invalid_seed", 422
+
+
+class EmptyCriteria(ApiError):
+    """An episode or run asked for with nothing to check (reference 003): never graded."""
+
+    code, status = "empty_criteria", 422
+
+
 class Unauthorized(ApiError):
     code, status = "unauthorized", 401
 

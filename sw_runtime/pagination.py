@@ -68,6 +68,19 @@ def page_request(limit: str | int | None = None, cursor: str | None = None) -> P
     return PageRequest(n, decode_cursor(cursor) if cursor else None)
 
 
+def list_query(params, filters: tuple = ()) -> tuple:
+    """A list route's query string read the same way on every list: ``limit``,
+    ``cursor`` and the route's ``filters``; any other parameter is refused
+    naming it (a misspelt filter silently ignored answers the wrong list).
+    Answers ``(PageRequest, {filter: value or None})``."""
+    known = ("limit", "cursor", *filters)
+    for name in params:
+        if name not in known:
+            allowed = ", ".join(known[:-1]) + " and " + known[-1]
+            raise errors.InvalidRequest(f"unknown query parameter {name!r}; this list takes {allowed}")
+    return page_request(params.get("limit"), params.get("cursor")), {f: params.get(f) for f in filters}
+
+
 def paginate(items: Iterable, key: Callable, page: PageRequest, render: Callable = lambda x: x) -> dict:
     """One page of ``items`` in ``key`` order: ``{"items": [...], "next_cursor"}``.
 

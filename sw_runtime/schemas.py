@@ -63,6 +63,10 @@ class CreateEpisode(_Body):
     mode: Name = "live"
     # Start from a trigger: the instruction is then the trigger's payload (engine/triggers.py).
     trigger: Trigger | None = None
+    # This episode's own idle window and hard life, in seconds, at most the
+    # server's (SW_IDLE_TIMEOUT, SW_MAX_AGE); None: the server's (engine/lifetimes.py).
+    idle_timeout_seconds: float | None = None
+    timeout_seconds: float | None = None
 
 
 _NO_ARGS = msgspec.Raw(b"{}")
@@ -108,7 +112,14 @@ class Fork(_Body):
 
 
 class CreateSnapshot(_Body):
-    pass
+    # A label of the caller's, shown with the snapshot (at most 200 characters).
+    name: Annotated[str, msgspec.Meta(max_length=200)] | None = None
+
+
+class Restore(_Body):
+    """``POST /episodes/{id}/restore``: which snapshot of the episode to go back to."""
+
+    snapshot_id: Name
 
 
 class ValidateSeed(_Body):
@@ -118,6 +129,13 @@ class ValidateSeed(_Body):
     # and the seed its worlds left out of the envelope boot from.
     environments: Annotated[list[Name], msgspec.Meta(max_length=8)] | None = None
     seed: int = 0
+
+
+class BindChecks(_Body):
+    """``POST /checks/bind``: sentences to bind to checks, against a world if named."""
+
+    sentences: list[Any]
+    environment: str | None = None
 
 
 class RenderChecks(_Body):
@@ -156,6 +174,21 @@ class CreateWebhook(_Body):
     url: Annotated[str, msgspec.Meta(max_length=2048)]
     events: Annotated[list[Name], msgspec.Meta(max_length=64)]
     secret: Name | None = None
+
+
+class UpdateWebhook(_Body):
+    """``PATCH /webhooks/{id}``: a new url or events (the secret is rotated apart)."""
+
+    url: str | None = None
+    events: list[str] | None = None
+
+
+class RotateSecret(_Body):
+    """``POST /webhooks/{id}/rotate-secret``: the old secret keeps signing beside
+    the new one for ``overlap_seconds`` (default a day; 0 stops it at once)."""
+
+    overlap_seconds: float = 86400.0
+    secret: str | None = None
 
 
 _decoders: dict = {}

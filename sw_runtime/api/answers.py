@@ -68,6 +68,31 @@ class RenderedChecks(_Answer):
     lines: list[Any]
 
 
+class BoundChecks(_Answer):
+    """``POST /checks/bind``: each sentence's binding, in the order given (or ``"not_checked"``)."""
+
+    environment: str | None
+    results: list[Any]
+
+
+class Me(_Answer):
+    """``GET /me``: the caller's key (id and hint, never the secret), project and scopes."""
+
+    auth: str
+    key: dict[str, Any] | None
+    project: str | None
+    scopes: list[str]
+
+
+class Usage(_Answer):
+    """``GET /usage``: what the caller holds against the server's caps."""
+
+    project: str | None
+    open_episodes: int
+    snapshots: int
+    caps: dict[str, Any]
+
+
 class Shard(_Answer):
     shard: int
     url: str
@@ -108,6 +133,16 @@ class EpisodeSummary(_Answer):
     episode_id: str
     status: str
     steps: int
+
+
+class Lifetime(_Answer):
+    """``POST /episodes/{id}/heartbeat``: the episode's new deadline."""
+
+    episode_id: str
+    status: str
+    expires_at: str | None
+    idle_timeout_seconds: float
+    timeout_seconds: float
 
 
 class EpisodeDeleted(_Answer):
@@ -164,6 +199,8 @@ class State(_Answer):
 
 class SeedVerdict(_Answer):
     valid: bool
+    checked: list[str]
+    unchecked: list[str]
     issues: list[dict[str, Any]]
 
 

@@ -18,11 +18,16 @@ def routes(service) -> list:
         return json_response(service.render_checks(await read_body(request, service.max_body)))
 
     @endpoint
+    async def bind_checks(request: Request):
+        return json_response(service.bind_checks(await read_body(request, service.max_body)))
+
+    @endpoint
     async def list_fault_profiles(request: Request):
         return json_response(service.fault_profiles())
 
     return [
         Route(f"{API}/checks", list_checks, methods=["GET"]),
         Route(f"{API}/checks/render", render_checks, methods=["POST"]),
+        Route(f"{API}/checks/bind", bind_checks, methods=["POST"]),
         Route(f"{API}/fault-profiles", list_fault_profiles, methods=["GET"]),
     ]

@@ -5,8 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.routing import Route
 
-from .. import errors
-from ..pagination import page_request
+from ..pagination import list_query
 from ..security.gate import project_of
 from .common import API, endpoint, idempotency_key, json_bytes_response, json_response, read_body, reply_response
 
@@ -38,18 +37,17 @@ def routes(service) -> list:
 
     @endpoint
     async def list_episodes(request: Request):
-        q = request.query_params
-        unknown = set(q) - {"status", "environment", "task_id", "limit", "cursor"}
-        if unknown:
-            raise errors.InvalidRequest(f"unknown query parameter {sorted(unknown)[0]!r}; the filters are "
-                                        "status, environment, task_id, limit and cursor")
-        page = page_request(q.get("limit"), q.get("cursor"))
-        return json_response(service.episodes(q.get("status"), q.get("environment"), q.get("task_id"), page,
+        page, f = list_query(request.query_params, ("status", "environment", "task_id"))
+        return json_response(service.episodes(f["status"], f["environment"], f["task_id"], page,
                                               project=project_of(request)))
 
     @endpoint
     async def delete_episode(request: Request):
         return json_response(service.delete(request.path_params["id"], project=project_of(request)))
+
+    @endpoint
+    async def heartbeat(request: Request):
+        return json_response(service.heartbeat(request.path_params["id"], project=project_of(request)))
 
     @endpoint
     async def step(request: Request):
@@ -73,4 +71,5 @@ def routes(service) -> list:
         Route(f"{API}/episodes/{{id}}", delete_episode, methods=["DELETE"]),
         Route(f"{API}/episodes/{{id}}/step", step, methods=["POST"]),
         Route(f"{API}/episodes/{{id}}/submit", submit, methods=["POST"]),
+        Route(f"{API}/episodes/{{id}}/heartbeat", heartbeat, methods=["POST"]),
     ]

@@ -11,7 +11,7 @@ import os
 from starlette.requests import Request
 from starlette.routing import Route
 
-from ..pagination import page_request
+from ..pagination import list_query
 from ..security.gate import principal_of
 from ..security.keys import FILE, KeyStore
 from .common import API, endpoint, json_response
@@ -22,8 +22,7 @@ def routes(layer, service) -> list:
 
     @endpoint
     async def listing(request: Request):
-        q = request.query_params
-        page = page_request(q.get("limit"), q.get("cursor"))
+        page, _ = list_query(request.query_params)
         nonlocal store
         if store is None:  # keys off: list the folder's keys all the same, if it has any
             if not os.path.exists(os.path.join(layer.data_dir, FILE)):

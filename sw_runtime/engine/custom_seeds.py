@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from .. import errors
 from ..verify.score import baseline
+from . import seed_probe
 
 
 @dataclass
@@ -101,40 +102,53 @@ def set_up(world, task, start) -> tuple:
             setup = task.setup(start.store.fork())
             got = (setup, baseline(setup.checks, start.store))
         except Exception as e:  # a task's setup reads whatever the state holds
+            found = seed_probe.issues(task, start.store.fork(), e)
             raise errors.InvalidRequest(
-                f"task {task.id} cannot be set up on this {start_name(start)}: {type(e).__name__}: {e}. "
-                f"The state lacks what the task is about; start without task_id (free play) or give a state "
-                "that has it",
-                issues=[{"path": "$.task_id", "message": f"{type(e).__name__}: {e}"}],
+                f"task {task.id} cannot be set up on this {start_name(start)}: {found[0]['path']}: "
+                f"{found[0]['message']}. Start without task_id (free play), or give a state that has it",
+                issues=found,
             ) from None
         start.setups[task.id] = got
     return got
 
 
 def validate(world, state, task_id: str | None = None, seed: int = 0) -> dict:
-    """What ``/seeds/validate`` answers: ``{valid, issues: [{path, message}]}``,
-    plus the ``digest`` the episode would start with when the state is valid.
+    """What ``/seeds/validate`` answers (reference 003): ``{valid: true,
+    checked, unchecked, issues: [], digest}`` (``digest``: what the episode
+    would start with), or 422 ``invalid_seed`` with ``issues: [{path,
+    message}]`` and ``issue_count``. ``checked`` names the worlds whose own
+    parser ran on the state (a composite's: the parts the envelope gives;
+    the others start from ``seed``); ``unchecked`` is always empty here: a
+    world without a parser takes no custom state at all, which is an issue.
     With ``task_id``, also whether that task can be set up on it. A
     composite's answer adds ``worlds``: each world's own verdict, and
     whether it starts from the envelope (``"state"``) or from ``seed``."""
     issues = issues_of(world, state)
     per_world = _per_world(world, state, issues, seed)
+    start = None
+    if not issues:
+        start = prepare(world, state, seed=seed)
+        if per_world:
+            for name, digest in start.store.digests().items():
+                if per_world["worlds"][name]["valid"]:
+                    per_world["worlds"][name]["digest"] = digest
+        if task_id is not None:
+            task = world.tasks_by_id.get(task_id)
+            if task is None:
+                issues = [{"path": "$.task_id", "message": f"no task {task_id!r} in {world.name}"}]
+            else:
+                try:
+                    set_up(world, task, start)
+                except errors.InvalidRequest as e:
+                    issues = e.extra["issues"]
     if issues:
-        return {"valid": False, "issues": issues, **per_world}
-    start = prepare(world, state, seed=seed)
-    if per_world:
-        for name, digest in start.store.digests().items():
-            if per_world["worlds"][name]["valid"]:
-                per_world["worlds"][name]["digest"] = digest
-    if task_id is not None:
-        task = world.tasks_by_id.get(task_id)
-        if task is None:
-            return {"valid": False, "issues": [{"path": "$.task_id", "message": f"no task {task_id!r} in {world.name}"}]}
-        try:
-            set_up(world, task, start)
-        except errors.InvalidRequest as e:
-            return {"valid": False, "issues": e.extra["issues"], **per_world}
-    return {"valid": True, "issues": [], "digest": start.digest, **per_world}
+        first = issues[0]
+        raise errors.InvalidSeed(
+            f"the state would not start a {world.name} episode: {first['path']}: {first['message']}"
+            + (f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""),
+            environment=world.name, issue_count=len(issues), issues=issues, checked=[], unchecked=[], **per_world)
+    checked = [n for n, w in per_world["worlds"].items() if w["source"] == "state"] if per_world else [world.name]
+    return {"valid": True, "checked": checked, "unchecked": [], "issues": [], "digest": start.digest, **per_world}
 
 
 def _per_world(world, state, issues: list, seed: int) -> dict:

@@ -29,7 +29,7 @@ from ..verify.evaluate import Facts
 from ..verify.judge import Judge
 from ..verify.score import BUDGET_ID, RULES, baseline, evaluate
 from ..worlds import world_of
-from . import custom_seeds, endings, faults, forks, sandbox, triggers, views
+from . import custom_seeds, ended_state, endings, faults, forks, lifetimes, restore, sandbox, triggers, views
 from .dry_run import preview
 from .episode import OPEN, SUBMITTED, SUBMITTING, Episode
 from .ids import Minter, parse
@@ -143,7 +143,7 @@ class Engine:
                 if ended_by is not None:
                     raise errors.EpisodeClosed(
                         f"episode {episode_id} has ended ({ended_by}); read its result with "
-                        f"GET /api/v1/episodes/{episode_id}, or start a new episode"
+                        f"GET /api/v1/episodes/{episode_id}, or start a new episode", ended_by=ended_by
                     )
             why = self.ids.why_missing(episode_id)
             if why is not None and self.journal is not None:
@@ -170,6 +170,22 @@ class Engine:
                 return kept
         return views.full(self.get(episode_id, project))
 
+    def state_of(self, episode_id: str, project: str | None = None):
+        """What a state dump reads: the live episode, or an ended one's end state
+        (held in memory, else rebuilt from the results store: ``ended_state.py``)."""
+        try:
+            return self.get(episode_id, project)
+        except errors.EpisodeClosed:
+            held = self.pending_results.get(episode_id)
+            if held is not None and (project is None or held.project == project):
+                return held
+            kept = None
+            if self.results is not None:
+                kept = self.results.get(episode_id, trace=False, end_state=True, project=project)
+            if kept is None:
+                raise
+            return ended_state.rebuild(self, kept)
+
     def new_episode_id(self) -> str:
         return self.ids.episode()
 
@@ -195,6 +211,7 @@ class Engine:
     def plan(self, environment: str, world, req, start=None, project: str | None = None) -> Plan:
         """Validate a create request and make what its episodes start from
         (``plans.py``); ``start`` and ``project`` as for ``create``."""
+        lifetimes.windows(req, self.settings)  # 400 past the server's limits
         if req.checks:
             schemas.refuse_big_ints(req.checks, "checks")
         if req.state is not None:
@@ -229,6 +246,10 @@ class Engine:
         if task is not None:
             setup, start_passes = self.seeds.setup(world, task, seed)
             checks = setup.checks
+        if req.replace_template_checks and not req.checks:
+            raise errors.EmptyCriteria(
+                "replace_template_checks drops the task's checks and no checks replace them: an episode with "
+                "nothing to check is never graded (reference 003); send checks, or leave the template's")
         if req.checks or req.replace_template_checks:
             asks = ("ask_user",) if setup is not None and setup.hidden_facts else ()
             checks = custom.parse(req.checks or [], world, checks, req.replace_template_checks, asks)
@@ -276,6 +297,9 @@ class Engine:
             scoring=req.scoring,
             mode=req.mode,
         )
+        # Its own windows, or the server's: what expires_at is read from (views.py).
+        ep.idle_timeout = req.idle_timeout_seconds or self.settings.idle_timeout
+        ep.max_age = req.timeout_seconds or self.settings.max_age
         if plan.trigger is not None:
             ep.trigger = dict(plan.trigger)
         setup = plan.setup
@@ -367,6 +391,9 @@ class Engine:
         full = None
         plans: dict = {}  # an item's bytes -> its plan
         make_room, start = self.make_room, self.start_from
+        # One request, one birth: the episodes of a group share their deadline,
+        # and so the bytes of their create answers (service/created.py).
+        born = time.monotonic()
         for i, raw in enumerate(items):
             key = bytes(raw)
             try:
@@ -383,7 +410,9 @@ class Engine:
                     plan = plans[key] = self.plan(world.name, world, req, project=project)
                 else:
                     make_room(1)
-                out.append((start(plan, project=project, announce=announce), plan))
+                ep = start(plan, project=project, announce=announce)
+                ep.born = ep.touched = born
+                out.append((ep, plan))
             except errors.RateLimited as e:
                 full = e
                 out.append(e)
@@ -408,6 +437,18 @@ class Engine:
         if self.journal is not None:
             self.journal.append(("f", src.id, ids, children[0].created_at))
         return src, children
+
+    def heartbeat(self, episode_id: str, project: str | None = None) -> Episode:
+        """Keep an open episode alive as a step would, without a step: its idle
+        window starts again now (its hard life does not move). Not logged: a
+        restart starts every replayed episode's idle window afresh anyway."""
+        ep = self.get(episode_id, project)
+        if ep.status != OPEN:
+            ended_by = ep.ended_by or ("finished" if ep.status == SUBMITTED else None)
+            raise errors.EpisodeClosed(f"episode {episode_id} has ended ({ended_by or ep.status}); a heartbeat "
+                                       "keeps only an open episode alive", ended_by=ended_by)
+        ep.touched = time.monotonic()
+        return ep
 
     def step(self, episode_id: str, tool: str, arguments, dry_run: bool = False) -> dict:
         """One call, its arguments as a Python value; the answer as a dict."""
@@ -524,9 +565,21 @@ class Engine:
         if ep.status == SUBMITTING:
             raise errors.EpisodeSubmitting(f"episode {episode_id} is already being scored; read it with GET")
         if ep.status != OPEN:
-            raise errors.EpisodeClosed(f"episode {episode_id} was already submitted; read it with GET")
+            raise errors.EpisodeClosed(f"episode {episode_id} has ended ({ep.ended_by}); read it with GET",
+                                       ended_by=ep.ended_by)
         ep.status = SUBMITTING
         return ep
+
+    def finished_evaluation(self, episode_id: str, project: str | None = None) -> dict | None:
+        """The evaluation of an episode that was submitted (in memory or in the
+        results store), for ``project`` when given; None for any other."""
+        ep = self.episodes.get(episode_id) or self.pending_results.get(episode_id)
+        if ep is not None:
+            if project is not None and ep.project != project:
+                return None
+            return ep.evaluation if ep.ended_by == "finished" else None
+        kept = self.results.get(episode_id, project=project) if self.results is not None else None
+        return kept["evaluation"] if kept is not None and kept.get("ended_by") == "finished" else None
 
     def abort_submit(self, ep: Episode) -> None:
         if ep.status == SUBMITTING:
@@ -644,15 +697,26 @@ class Engine:
                     found.setdefault(summary["episode_id"], summary)
         return paginate(found.values(), key=lambda e: (e["episode_id"],), page=page)
 
-    def take_snapshot(self, episode_id: str, snapshot_id: str | None = None, project: str | None = None):
+    def take_snapshot(self, episode_id: str, snapshot_id: str | None = None, project: str | None = None,
+                      name: str | None = None):
         """Snapshot an episode (open or ended, still in memory) of ``project``'s, when given."""
         ep = self.episodes.get(episode_id)
         if ep is None or (project is not None and ep.project != project):
             ep = self.get(episode_id, project)  # raises, saying why
-        snap = self.snapshots.take(ep, snapshot_id)
+        snap = self.snapshots.take(ep, snapshot_id, name)
         if self.journal is not None:
-            self.journal.append(("p", ep.id, snap.id, snap.created_at))
+            self.journal.append(("p", ep.id, snap.id, snap.created_at, name))
         return snap
+
+    def restore(self, episode_id: str, snapshot_id: str, project: str | None = None) -> Episode:
+        """Put an open episode back to a snapshot of itself (``restore.py``)."""
+        ep = self.get(episode_id, project)
+        snap = self.snapshots.get(snapshot_id, project)
+        restore.check(ep, snap)
+        restore.restore(ep, snap)
+        if self.journal is not None:
+            self.journal.append(("r", ep.id, snap.id, ep.steps, ep.digest))
+        return ep
 
     def delete_snapshot(self, snapshot_id: str, project: str | None = None):
         snap = self.snapshots.delete(snapshot_id, project)

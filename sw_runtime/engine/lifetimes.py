@@ -19,9 +19,39 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import heapq
+import time
 from collections import OrderedDict
+from datetime import datetime, timezone
+
+from .. import errors
 
 from .episode import OPEN, SUBMITTING
+
+
+# Monotonic time -> wall-clock seconds, fixed once per process so that an
+# episode's ``expires_at`` reads the same every time it is asked (reads do
+# not move it; only a step, a fork or a heartbeat does).
+_WALL_OFFSET = time.time() - time.monotonic()
+
+
+def wall_of(mono: float) -> str:
+    """A monotonic instant as RFC 3339 UTC text with milliseconds."""
+    t = datetime.fromtimestamp(mono + _WALL_OFFSET, timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def windows(req, settings) -> tuple:
+    """A create request's own (idle window, hard life) in seconds, checked
+    against the server's limits; None for each one it leaves to the server."""
+    out = []
+    for name, given, most, setting in (("idle_timeout_seconds", req.idle_timeout_seconds, settings.idle_timeout,
+                                        "SW_IDLE_TIMEOUT"),
+                                       ("timeout_seconds", req.timeout_seconds, settings.max_age, "SW_MAX_AGE")):
+        if given is not None and not (1 <= given <= most):
+            raise errors.InvalidRequest(f"{name} must be from 1 to {most:g} seconds (this server's {setting}); "
+                                        "a long model turn keeps an episode alive with POST .../heartbeat")
+        out.append(given)
+    return tuple(out)
 
 
 class Lifetimes:
@@ -36,6 +66,18 @@ class Lifetimes:
     def deadline(self, ep) -> float:
         # A run of reference 001 carries its own windows; others use the server's.
         return min(ep.touched + (ep.idle_timeout or self.idle), ep.born + (ep.max_age or self.max_age))
+
+    def expires_at(self, ep) -> str:
+        """When ``ep`` ends if nothing touches it (its deadline, as wall-clock text)."""
+        return wall_of(self.deadline(ep))
+
+    def windows_of(self, ep) -> tuple:
+        """``ep``'s (idle window, hard life) in seconds, its own or the server's."""
+        return ep.idle_timeout or self.idle, ep.max_age or self.max_age
+
+    def next_due(self) -> float | None:
+        """The earliest deadline watched (monotonic; it may have moved later since)."""
+        return self._heap[0][0] if self._heap else None
 
     def watch(self, ep) -> None:
         heapq.heappush(self._heap, (self.deadline(ep), ep.id))

@@ -55,6 +55,7 @@ class RunOptions:
     agent_revision: str | None = None
     metadata: dict = field(default_factory=dict)
     task_text: str = ""  # the template's instruction, or the free text as given
+    group_id: str | None = None  # reference 003's trial group
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class Run:
     error: dict | None = None  # {type, message} when scoring failed
     finish_key: str | None = None
     surfaces: list = field(default_factory=list)  # the surface of each call, by seq - 1
+    seq: int = 0  # creation order on this server: the list's order (newest first)
 
     @property
     def id(self) -> str:
@@ -89,6 +91,15 @@ class Run:
     @property
     def expires_at(self) -> str:
         return wall(self.created + timedelta(seconds=self.options.timeout_seconds))
+
+    @property
+    def idle_expires_at(self) -> str | None:
+        """When the run ends idle unless a call or a heartbeat comes first (None once ended)."""
+        if self.ended_by is not None:
+            return None
+        idle = self.created + timedelta(seconds=self.last_call_mono - self.created_mono
+                                        + self.options.idle_timeout_seconds)
+        return wall(min(idle, self.created + timedelta(seconds=self.options.timeout_seconds)))
 
     def due(self, now: float) -> str | None:
         """The ending that is due at monotonic time ``now``, if any."""
@@ -125,9 +136,11 @@ class Run:
             "created_at": wall(self.created),
             "started_at": self.started_at,
             "expires_at": self.expires_at,
+            "idle_expires_at": self.idle_expires_at,
             "finished_at": self.finished_at,
             "scored_at": self.scored_at,
             "metadata": o.metadata,
+            "group_id": o.group_id,
             "trace": self.trace() if ended else None,
             "evaluation": ep.evaluation if ended else None,
             "checks": {c.id: {"kind": c.__struct_config__.tag, "label": c.label, "source": c.source}
@@ -137,7 +150,8 @@ class Run:
 
     def trace(self) -> list:
         """The episode's trace, each entry with the surface it came through."""
-        entries = self.ep.trace.entries()
+        # 001's trace is calls only: a restore's own row is not one (docs/RUNS.md).
+        entries = [e for e in self.ep.trace.entries() if "restored" not in e]
         for e in entries:
             i = e["seq"] - 1
             e["surface"] = self.surfaces[i] if i < len(self.surfaces) else "step"
@@ -166,6 +180,7 @@ class RunBook:
         self.runs: dict = {}  # episode id -> Run
         self.open: dict = {}  # episode id -> Run, the runs not ended yet (what a sweep looks at)
         self.create_keys: dict = {}  # idempotency_key -> (sha256 of the canonical body, run id)
+        self._seq = 0
 
     # -- tokens --------------------------------------------------------------
 
@@ -188,8 +203,9 @@ class RunBook:
         if len(self.runs) >= self.max_runs:
             self._forget_ended()
         now = self._clock()
+        self._seq += 1
         run = Run(ep=ep, token=self.issue(ep.id), options=options, created=_now(), created_mono=now,
-                  last_call_mono=now)
+                  last_call_mono=now, seq=self._seq)
         self.runs[ep.id] = self.open[ep.id] = run
         return run
 
@@ -217,6 +233,10 @@ class RunBook:
     def before_call(self, run: Run) -> str | None:
         """The ending due now (the caller ends the run and refuses the call), else None."""
         return run.due(self._clock())
+
+    def heartbeat(self, run: Run) -> None:
+        """Keep a run alive without a call: its idle window starts again now."""
+        run.last_call_mono = self._clock()
 
     def after_call(self, run: Run, surface: str) -> bool:
         """Record a counted call; True when it reached ``max_calls`` (the run ends)."""

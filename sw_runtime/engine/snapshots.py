@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import orjson
@@ -35,10 +36,23 @@ def _wall_now() -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
 
 
-class Snapshot:
-    __slots__ = ("id", "world", "episode_id", "step", "at", "created_at", "start", "born", "nbytes", "project", "seq")
+@dataclass(frozen=True, slots=True)
+class History:
+    """An episode's history as a snapshot keeps it: ``calls`` (what the checks
+    read), ``rows`` (its trace's length) and ``undone`` (rows a restore had
+    taken back by then)."""
 
-    def __init__(self, id, world, episode_id, step, at, created_at, start, nbytes=0, project=None, seq=0):
+    calls: tuple
+    rows: int
+    undone: frozenset
+
+
+class Snapshot:
+    __slots__ = ("id", "world", "episode_id", "step", "at", "created_at", "start", "born", "nbytes", "project", "seq",
+                 "name", "history")
+
+    def __init__(self, id, world, episode_id, step, at, created_at, start, nbytes=0, project=None, seq=0,
+                 name=None, history=None):
         self.id = id
         self.project = project  # the episode's project: only its callers see the snapshot
         self.seq = seq  # creation order on this server: the list's stable order
@@ -50,6 +64,10 @@ class Snapshot:
         self.start = start  # custom_seeds.Start over the frozen store
         self.born = time.monotonic()
         self.nbytes = nbytes
+        self.name = name  # the caller's label, if any
+        # What a restore of its episode gives back besides the state: the calls
+        # the checks read, and how far the trace went (engine/restore.py).
+        self.history = history
 
     @property
     def digest(self) -> str:
@@ -65,6 +83,7 @@ class Snapshot:
             "at": self.at,
             "digest": self.digest,
             "created_at": self.created_at,
+            "name": self.name,
         }
 
 
@@ -83,9 +102,15 @@ class Snapshots:
     def __len__(self) -> int:
         return len(self._items)
 
-    def take(self, ep, snapshot_id: str | None = None) -> Snapshot:
+    def count(self, project: str | None = None) -> int:
+        """How many snapshots ``project`` holds (all of them for None)."""
+        if project is None:
+            return len(self._items)
+        return sum(1 for s in self._items.values() if s.project == project)
+
+    def take(self, ep, snapshot_id: str | None = None, name: str | None = None) -> Snapshot:
         """Snapshot episode ``ep`` as it stands now (open or submitted);
-        ``snapshot_id``: the id it had (a replay)."""
+        ``snapshot_id``: the id it had (a replay); ``name``: the caller's label."""
         if len(self._items) >= self.limit:
             raise errors.RateLimited(
                 f"this server holds its maximum of {self.limit} snapshots; delete the ones you no longer need "
@@ -114,6 +139,8 @@ class Snapshots:
             nbytes=size,
             project=getattr(ep, "project", None),
             seq=next(self._seq),
+            name=name,
+            history=History(tuple(ep.calls), len(ep.trace.rows), ep.trace.undone),
         )
         self._items[sid] = snap
         self.nbytes += size
@@ -160,9 +187,11 @@ class Snapshots:
         return [s.describe() for s in self._items.values()
                 if s.episode_id == episode_id and (project is None or s.project == project)]
 
-    def page(self, page, project: str | None = None) -> dict:
-        """One page of snapshots in the order they were taken (``pagination.paginate``)."""
-        mine = (s for s in self._items.values() if project is None or s.project == project)
+    def page(self, page, project: str | None = None, episode_id: str | None = None) -> dict:
+        """One page of snapshots in the order they were taken (``pagination.paginate``),
+        only ``episode_id``'s when given."""
+        mine = (s for s in self._items.values() if (project is None or s.project == project)
+                and (episode_id is None or s.episode_id == episode_id))
         return paginate(mine, key=lambda s: (s.seq,), page=page, render=Snapshot.describe)
 
 

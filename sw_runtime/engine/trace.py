@@ -27,12 +27,24 @@ def _arguments(data: bytes):
         return {"unreadable_arguments": data[:200].decode(errors="replace")}
 
 
-class Trace:
-    __slots__ = ("rows", "inherited")
+RESTORED = None  # the tool of a ``restored`` row (``restored``): no tool was called
 
-    def __init__(self, rows=None, inherited: int = 0):
+
+def restored_row(seq: int, at: str, snapshot_id: str, from_step: int, digest: str, mutated: bool) -> tuple:
+    """The row a restore leaves: which snapshot, from which step, the digest it gives back."""
+    payload = orjson.dumps({"snapshot_id": snapshot_id, "from_step": from_step})
+    return (seq, at, RESTORED, b"{}", True, payload, mutated, digest, None, None, None)
+
+
+class Trace:
+    __slots__ = ("rows", "inherited", "undone")
+
+    def __init__(self, rows=None, inherited: int = 0, undone: frozenset = frozenset()):
         self.rows = [] if rows is None else rows
         self.inherited = inherited  # the first `inherited` rows came from a fork's source
+        # Indexes of rows a restore took back (engine/restore.py): still shown,
+        # marked "undone", and no longer what the checks read.
+        self.undone = undone
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -44,13 +56,23 @@ class Trace:
         """A copy for a fork (``inherited``: every row so far is marked inherited)
         or for a throwaway twin (the marks stay as they are)."""
         rows = list(self.rows)
-        return Trace(rows, len(rows) if inherited else self.inherited)
+        return Trace(rows, len(rows) if inherited else self.inherited, self.undone)
+
+    def restore(self, rows: int, undone: frozenset, row: tuple) -> None:
+        """Take back every row from index ``rows`` on (what came after a
+        snapshot that had ``rows`` rows and ``undone`` taken back), and add
+        the ``restored`` row."""
+        self.undone = undone | frozenset(range(rows, len(self.rows)))
+        self.rows.append(row)
 
     def calls(self):
-        """``(tool, args_json, ok, payload_json)`` of every row: what action
-        checks with argument or result filters read (verify.evaluate)."""
-        for row in self.rows:
-            yield row[TOOL], row[ARGS], row[OK], row[PAYLOAD]
+        """``(tool, args_json, ok, payload_json)`` of every call still in the
+        episode's history: what action checks with argument or result filters
+        read (verify.evaluate). Rows a restore took back are not."""
+        undone = self.undone
+        for i, row in enumerate(self.rows):
+            if row[TOOL] is not RESTORED and (not undone or i not in undone):
+                yield row[TOOL], row[ARGS], row[OK], row[PAYLOAD]
 
     def entries(self, start: int = 0, stop: int | None = None, raw: bool = False) -> list:
         """The rows as the API shows them. ``raw``: results, reactions and
@@ -59,7 +81,15 @@ class Trace:
         store: decoding them only to encode them again was most of its cost)."""
         load = orjson.Fragment if raw else _loads
         out = []
-        for row in self.rows[start:stop]:
+        undone = self.undone
+        for i, row in enumerate(self.rows[start:stop], start):
+            if row[TOOL] is RESTORED:
+                e = {"seq": row[SEQ], "at": row[AT], "restored": load(row[PAYLOAD]), "mutated": row[MUTATED],
+                     "state_digest": row[DIGEST]}
+                if undone and i in undone:
+                    e["undone"] = True
+                out.append(e)
+                continue
             e = {
                 "seq": row[SEQ],
                 "at": row[AT],
@@ -75,7 +105,9 @@ class Trace:
                 e["signals"] = load(row[SIGNALS])
             if row[FAULT] is not None:
                 e["fault"] = row[FAULT]
-            if row[SEQ] <= self.inherited:
+            if i < self.inherited:
                 e["inherited"] = True
+            if undone and i in undone:
+                e["undone"] = True
             out.append(e)
         return out

@@ -8,6 +8,7 @@ import orjson
 from sw_core_ext import Store
 
 from .. import errors
+from .lifetimes import wall_of
 
 API = "/api/v1"
 
@@ -68,6 +69,20 @@ def _options(ep) -> dict:
     }
 
 
+def expires_at(ep) -> str | None:
+    """When an open episode ends if nothing touches it: the earlier of its
+    idle deadline and its hard one (``lifetimes.py``); None once it has ended."""
+    if ep.ended_by is not None or ep.status == "submitted" or ep.idle_timeout is None:
+        return None
+    return wall_of(min(ep.touched + ep.idle_timeout, ep.born + (ep.max_age or ep.idle_timeout)))
+
+
+def lifetime(ep) -> dict:
+    """What a heartbeat answers: the episode's deadline and its windows."""
+    return {"episode_id": ep.id, "status": ep.status, "expires_at": expires_at(ep),
+            "idle_timeout_seconds": ep.idle_timeout, "timeout_seconds": ep.max_age}
+
+
 def summary(ep) -> dict:
     """An episode as a list or a read shows it: who it is, where it stands, how it started."""
     return {
@@ -79,6 +94,9 @@ def summary(ep) -> dict:
         "step_budget": ep.task.step_budget if ep.task else None,
         "now": ep.clock[ep.steps],
         "created_at": ep.created_at,
+        "expires_at": expires_at(ep),
+        "idle_timeout_seconds": ep.idle_timeout,
+        "timeout_seconds": ep.max_age,
         **_options(ep),
         "start": ep.start_kind,
         "snapshot_id": ep.snapshot_id,
@@ -110,6 +128,9 @@ def created(ep) -> dict:
                    for c in ep.checks if c.source == "custom"],
         "seed_digest": ep.seed_digest,
         "now": ep.clock[0],
+        "expires_at": expires_at(ep),
+        "idle_timeout_seconds": ep.idle_timeout,
+        "timeout_seconds": ep.max_age,
         "next": next_links(ep),
     }
 
@@ -123,6 +144,7 @@ def forked(ep) -> dict:
         "steps": ep.steps,
         "digest": ep.digest,
         "now": ep.clock[ep.steps],
+        "expires_at": expires_at(ep),
         "next": next_links(ep),
     }
 
@@ -170,6 +192,8 @@ def state_head(ep) -> dict:
     if getattr(ep.world, "parts", None):
         body["environments"] = ep.world.environments
         body["digests"] = ep.store.digests()
+    if getattr(ep, "changes_only", False):  # an ended episode whose start cannot be rebuilt (ended_state.py)
+        body["changes_only"] = True
     return body
 
 

@@ -1,7 +1,9 @@
 """Reference 001's control API under ``/v1``: environments and runs.
 
-Six routes, 001's shapes and 001's error envelope ``{"error": {"type",
-"message"}}``; every route decodes, calls the service and encodes. The tools
+001's six routes, and ours beside them (the runs list with its trial
+groups, a run's markdown report, a heartbeat), in 001's shapes and 001's
+error envelope ``{"error": {"type", "message"}}``; every route decodes,
+calls the service and encodes. The tools
 under each run's ``tools_url`` are served by ``gateway.py``.
 """
 
@@ -18,7 +20,7 @@ from starlette.routing import Route
 from .. import errors
 from ..security.gate import project_of
 from ..service.runs import TOKEN_PREFIX, wall
-from . import requests, shapes
+from . import report, requests, shapes
 from .gateway import Gateway, bearer, read_body
 
 MAX_BODY = 1024 * 1024
@@ -66,6 +68,27 @@ def _after(cursor: str) -> str:
         raise errors.InvalidRequest("cursor: pass next_cursor of the previous page as it was given") from None
 
 
+RUN_FILTERS = ("status", "environment", "task", "agent", "group_id")
+RUN_STATUSES = ("created", "running", "evaluating", "done", "failed")
+
+
+def _limit(q) -> int:
+    try:
+        limit = int(q.get("limit", "50"))
+    except ValueError:
+        raise errors.InvalidRequest("limit must be an integer from 1 to 200") from None
+    if not 1 <= limit <= 200:
+        raise errors.InvalidRequest("limit must be an integer from 1 to 200")
+    return limit
+
+
+def refuse_unknown(query, known: tuple) -> None:
+    """001 refuses a field it does not list; a query parameter is one too."""
+    for name in query:
+        if name not in known:
+            raise errors.InvalidRequest(f"unknown query parameter: {name}")
+
+
 def routes(svc, mcp=None) -> list:
     published = wall(datetime.now(timezone.utc))  # the worlds are published when the server starts
 
@@ -87,12 +110,8 @@ def routes(svc, mcp=None) -> list:
     @_endpoint
     async def list_environments(request: Request):
         q = request.query_params
-        try:
-            limit = int(q.get("limit", "50"))
-        except ValueError:
-            raise errors.InvalidRequest("limit must be an integer from 1 to 200") from None
-        if not 1 <= limit <= 200:
-            raise errors.InvalidRequest("limit must be an integer from 1 to 200")
+        refuse_unknown(q, ("limit", "cursor"))
+        limit = _limit(q)
         names = svc.environment_names()
         if q.get("cursor"):
             after = _after(q["cursor"])
@@ -113,6 +132,35 @@ def routes(svc, mcp=None) -> list:
         return _json(run_body(request, run, token=True), 201)
 
     @_endpoint
+    async def list_runs(request: Request):
+        q = request.query_params
+        refuse_unknown(q, ("limit", "cursor", *RUN_FILTERS))
+        limit = _limit(q)
+        filters = {k: q.get(k) for k in RUN_FILTERS}
+        if filters["status"] is not None and filters["status"] not in RUN_STATUSES:
+            raise errors.InvalidRequest(f"status must be one of {', '.join(RUN_STATUSES)}")
+        if filters["environment"] is not None:
+            filters["environment"] = slug_of(filters["environment"])
+        before = None
+        if q.get("cursor"):
+            try:
+                before = int(_after(q["cursor"]))
+            except ValueError:
+                raise errors.InvalidRequest("cursor: pass next_cursor of the previous page as it was given") from None
+        runs, more, group = await svc.list_runs(filters, limit, before, project_of(request))
+        body = {"data": [shapes.run_row(r.facts()) for r in runs], "next_cursor": _cursor(str(more)) if more else None}
+        if group is not None:
+            body["group"] = group
+        return _json(body)
+
+    @_endpoint
+    async def run_report(request: Request):
+        run = await svc.read_run(request.path_params["run_id"], project_of(request))
+        f = run.facts()
+        text = report.render(f, svc.world(f["environment"]), _base(request), svc.health()["core"])
+        return Response(text.encode(), media_type="text/markdown; charset=utf-8")
+
+    @_endpoint
     async def show_run(request: Request):
         return _json(run_body(request, await svc.read_run(request.path_params["run_id"], project_of(request))))
 
@@ -122,6 +170,10 @@ def routes(svc, mcp=None) -> list:
         run = await svc.finish_run(request.path_params["run_id"], req.output, req.idempotency_key,
                                    project_of(request))
         return _json(run_body(request, run))
+
+    @_endpoint
+    async def heartbeat(request: Request):
+        return _json(run_body(request, await svc.heartbeat_run(request.path_params["run_id"], project_of(request))))
 
     @_endpoint
     async def run_tools(request: Request):
@@ -137,8 +189,11 @@ def routes(svc, mcp=None) -> list:
         Route("/v1/environments", list_environments, methods=["GET"]),
         Route("/v1/environments/{env}", show_environment, methods=["GET"]),
         Route("/v1/runs", create_run, methods=["POST"]),
+        Route("/v1/runs", list_runs, methods=["GET"]),
+        Route("/v1/runs/{run_id}/report.md", run_report, methods=["GET"]),
         Route("/v1/runs/{run_id}", show_run, methods=["GET"]),
         Route("/v1/runs/{run_id}/finish", finish_run, methods=["POST"]),
+        Route("/v1/runs/{run_id}/heartbeat", heartbeat, methods=["POST"]),
         Route("/v1/runs/{run_id}/tools", run_tools, methods=["GET"]),
         Route("/v1/runs/{run_id}/tools/{path:path}", Gateway(svc, mcp, "run"), methods=TOOL_METHODS),
         Route("/api/v1/episodes/{id}/tools/{path:path}", Gateway(svc, mcp, "episode"), methods=TOOL_METHODS),

@@ -40,6 +40,7 @@ class CreateRun(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     idempotency_key: Key | None = None
     metadata: dict[str, Any] = {}
     seed: Annotated[int, Meta(ge=0, le=2**63 - 1)] = 0  # ours: 001 has one saved state per version
+    group_id: Annotated[str, Meta(min_length=1, max_length=128)] | None = None  # 003's trial group
 
 
 class FinishRun(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -95,6 +96,7 @@ def run_request(body: bytes) -> RunRequest:
         timeout_seconds=req.timeout_seconds,
         metadata=req.metadata,
         seed=req.seed,
+        group_id=req.group_id,
         idempotency_key=req.idempotency_key,
         canonical=orjson.dumps(plain, option=orjson.OPT_SORT_KEYS),
     )

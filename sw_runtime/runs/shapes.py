@@ -10,6 +10,7 @@ import uuid
 import msgspec
 
 from .. import errors
+from ..service.runs import BUDGET_ID, run_passed
 from .providers import provider_of, tool_rows
 
 _NS = uuid.UUID("5d1c7a52-4c59-4d0b-9d1a-3b9c2f3e6a10")  # ids are stable: the same world, the same env_ id
@@ -91,6 +92,8 @@ def run(f: dict, world, base: str, token: bool = False) -> dict:
         "evaluation": evaluation(f["evaluation"], f["checks"], f["scored_at"]) if f["evaluation"] else None,
         "episode_id": f["episode_id"],
         "seed": f["seed"],
+        "idle_expires_at": f["idle_expires_at"],
+        "group_id": f["group_id"],
     }
     if token:
         out["token"] = f["token"]
@@ -118,9 +121,17 @@ def call(e: dict, world) -> dict:
 
 
 def evaluation(ev: dict, checks: dict, at: str | None) -> dict:
-    """Our evaluation in 001's shape (``score`` keeps our weighting; see docs/RUNS.md)."""
+    """Our evaluation in 001's shape (``score`` keeps our weighting; see docs/RUNS.md).
+
+    001's checks are the task's and the custom ones, nothing else: the
+    engine's ``within-budget`` row (000's) is not a check here but the
+    ``step_budget`` field, and ``passed`` is 001's (every check passed)."""
     out = []
+    budget = None
     for r in ev["checks"]:
+        if r["id"] == BUDGET_ID:
+            budget = {"budget": ev.get("step_budget"), "calls": ev["steps"], "within": r["pass"]}
+            continue
         meta = checks.get(r["id"], {})
         judge = None
         if r["kind"] == "rubric" and r["pass"] is not None and r["detail"].startswith("judge "):
@@ -134,8 +145,9 @@ def evaluation(ev: dict, checks: dict, at: str | None) -> dict:
             "explanation": r["detail"],
             "judge": judge,
         })
-    return {"score": ev["score"], "passed": ev["pass"], "checks": out, "state_diff": ev["state_diff"],
-            "evaluated_at": at, "digest": ev["digest"]}
+    passed = run_passed(ev)
+    return {"score": ev["score"], "passed": passed, "checks": out, "state_diff": ev["state_diff"],
+            "evaluated_at": at, "digest": ev["digest"], "step_budget": budget}
 
 
 # -- errors ---------------------------------------------------------------------------------------------------
@@ -153,3 +165,24 @@ _TYPES = {
 def error(err: errors.ApiError) -> dict:
     """001's envelope ``{"error": {"type", "message"}}``."""
     return {"error": {"type": _TYPES.get(err.code, err.code), "message": err.message}}
+
+
+def run_row(f: dict) -> dict:
+    """A run as ``GET /v1/runs`` lists it (reference 003's compact rows); the
+    whole run is ``GET /v1/runs/{id}``."""
+    ev = f["evaluation"]
+    return {
+        "id": f["id"],
+        "status": f["status"],
+        "ended_by": f["ended_by"],
+        "environment": f["environment"],
+        "task": {"id": f["task_id"], "text": f["task_text"]},
+        "agent": f["agent"],
+        "group_id": f["group_id"],
+        "calls": f["calls"],
+        "score": ev["score"] if ev else None,
+        "passed": run_passed(ev) if ev else None,
+        "created_at": f["created_at"],
+        "finished_at": f["finished_at"],
+        "episode_id": f["episode_id"],
+    }

@@ -8,6 +8,11 @@ Each message is signed per the Standard Webhooks spec with the
 ``standardwebhooks`` library: headers ``webhook-id`` (the same on every
 attempt, so the receiver can drop duplicates), ``webhook-timestamp`` and
 ``webhook-signature`` (``v1,`` + base64 HMAC-SHA256 of ``id.timestamp.body``).
+While a rotated secret overlaps (``Subscriptions.rotate``) a message carries
+one signature per secret, space-separated, as the spec allows: a receiver
+holding either verifies it. ``webhook-attempt`` numbers the attempts of one
+message from 1 (the id stays the same). ``ping`` sends one
+``webhook.ping`` to one subscription, whatever its events, to test it.
 A 2xx answer is a delivery; anything else (another status, a timeout, a
 refused connection) is retried after ``backoff[i]`` seconds, then given up.
 Redirects are not followed: a receiver must answer at the registered URL.
@@ -36,6 +41,7 @@ from ..pagination import PageRequest, paginate
 log = logging.getLogger("sandworld.webhooks")
 
 BACKOFF = (1.0, 5.0, 30.0, 120.0, 600.0)  # seconds before retries 1..5
+PING = "webhook.ping"  # the test event ``ping`` sends
 TIMEOUT = 5.0  # seconds a receiver has to answer
 # Attempts in flight at once: a burst of events (a 4,096-episode batch create)
 # must not turn into thousands of simultaneous connections that starve the
@@ -126,6 +132,22 @@ class Dispatcher:
                 self.dropped += 1
                 log.warning("webhook queue full: dropped %s for %s", event, sub.url)
 
+    def ping(self, sub) -> dict:
+        """Queue a ``webhook.ping`` for ``sub`` alone; answer its delivery record."""
+        body = orjson.dumps({"type": PING, "timestamp": _iso(time.time()),
+                             "data": {"webhook_id": sub.id, "url": sub.url}})
+        d = Delivery(next(self._seq), sub, PING, body)
+        self._remember(d)
+        if self._queue is None:
+            d.status = "dropped"
+        else:
+            try:
+                self._queue.put_nowait(d)
+            except asyncio.QueueFull:
+                d.status = "dropped"
+                self.dropped += 1
+        return d.describe()
+
     def hears(self, event: str, project: str | None) -> bool:
         """Whether ``emit`` would queue anything for ``event`` about ``project``'s episodes now."""
         return bool(self.subscriptions.matching(event, project))
@@ -159,24 +181,27 @@ class Dispatcher:
             if attempt:
                 await asyncio.sleep(self.backoff[attempt - 1])
             async with self._sending:
-                ok = await self._attempt(d)
+                ok = await self._attempt(d, attempt + 1)
             if ok:
                 d.status = "delivered"
                 return
         d.status = "failed"
 
-    async def _attempt(self, d: Delivery) -> bool:
+    async def _attempt(self, d: Delivery, number: int = 1) -> bool:
         now = datetime.now(timezone.utc)
         started = time.perf_counter()
-        entry = {"at": _iso(now.timestamp()), "status_code": None, "error": None}
+        entry = {"attempt": number, "at": _iso(now.timestamp()), "status_code": None, "error": None}
         try:
-            signature = Webhook(d.sub.secret).sign(d.id, now, d.body.decode())
-            r = await self._client.post(d.sub.url, content=d.body, headers={
+            sub = self.subscriptions.current(d.sub)  # a rotation since it was queued signs with the new secret
+            text = d.body.decode()
+            signature = " ".join(Webhook(s).sign(d.id, now, text) for s in sub.secrets(now.timestamp()))
+            r = await self._client.post(sub.url, content=d.body, headers={
                 "content-type": "application/json",
                 "user-agent": "sandworld-webhooks",
                 "webhook-id": d.id,
                 "webhook-timestamp": str(int(now.timestamp())),
                 "webhook-signature": signature,
+                "webhook-attempt": str(number),
             })
             entry["status_code"] = r.status_code
             ok = 200 <= r.status_code < 300

@@ -31,6 +31,9 @@ from . import limits
 from .scopes import EVERYONE, Principal, required_scope
 
 OPEN_PATHS = frozenset({"/", "/ui", "/healthz", "/readyz", "/metrics", "/openapi.json"})  # /ui: to /ui/
+# Authenticated but never charged: reading what is left of one's limits must
+# not spend them, nor be refused when they are spent (GitHub's /rate_limit).
+UNCHARGED_PATHS = frozenset({"/api/v1/limits"})
 # A run's or an episode's tools (the real APIs' addresses, MCP) answer to that
 # run's own token, which the service checks: no API key there (reference 001).
 TOKEN_PATHS = re.compile(r"/(v1/runs/[^/]+/tools/|api/v1/episodes/[^/]+/(tools/|mcp/?$))")
@@ -70,10 +73,11 @@ class Gate:
         limiter = self.limiter
         buckets = []
         try:
+            cost = 0 if scope["path"] in UNCHARGED_PATHS else 1
             if limiter is not None:
                 client = scope.get("client")
                 buckets = limiter.buckets(client[0] if client else None, None)
-                limiter.charge(buckets, 1)
+                limiter.charge(buckets, cost)
             principal = EVERYONE
             if self.keys is not None and scope["path"].startswith(UI):
                 if not scope["path"].startswith(UI_OPEN):
@@ -95,8 +99,8 @@ class Gate:
                     )
                 if limiter is not None:
                     mine = limiter.buckets(None, principal.key_id)
-                    limiter.charge(mine, 1)
-                    buckets += mine
+                    buckets += mine  # before the charge: a refusal by the key's bucket carries its headers
+                    limiter.charge(mine, cost)
         except errors.ApiError as e:
             response = _refusal(e)
             if buckets:

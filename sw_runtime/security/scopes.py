@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 # Every scope a key can hold, and what it opens (docs/SECURITY.md lists them).
 SCOPES = {
     "episodes:read": "read episodes, their state and snapshots",
-    "episodes:write": "create, step, submit and fork episodes; take and delete snapshots; validate seeds",
+    "episodes:write": "create, step, submit, fork, heartbeat and restore episodes; take and delete snapshots; "
+                      "validate seeds",
     "webhooks:read": "list webhook subscriptions and their deliveries",
-    "webhooks:write": "register and delete webhook subscriptions",
+    "webhooks:write": "register, change, rotate the secret of, ping and delete webhook subscriptions",
     "keys:read": "list the project's API keys (never their secrets)",
 }
 

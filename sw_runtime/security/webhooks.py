@@ -37,9 +37,17 @@ CREATE TABLE IF NOT EXISTS subscriptions (
     url TEXT NOT NULL,
     events TEXT NOT NULL,
     secret TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    previous_secret TEXT,
+    previous_until REAL,
+    updated_at REAL
 )
 """
+# Columns added since the first version of the table: a folder made before
+# gets them on open (``_migrate``), empty.
+_ADDED = (("previous_secret", "TEXT"), ("previous_until", "REAL"), ("updated_at", "REAL"))
+MAX_OVERLAP = 7 * 86400  # seconds an old secret may keep signing after a rotation
+DEFAULT_OVERLAP = 86400
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,16 +59,35 @@ class Subscription:
     events: tuple
     secret: str
     created_at: float
+    previous_secret: str | None = None  # the secret before the last rotation, while it overlaps
+    previous_until: float | None = None
+    updated_at: float | None = None
+
+    def secrets(self, now: float | None = None) -> tuple:
+        """The secrets a delivery is signed with now: the current one, and the
+        previous one while its overlap window lasts (a receiver that still
+        holds the old secret verifies the old signature)."""
+        now = time.time() if now is None else now
+        if self.previous_secret and self.previous_until is not None and now < self.previous_until:
+            return (self.secret, self.previous_secret)
+        return (self.secret,)
 
     def describe(self) -> dict:
-        """As the API shows it: the secret never leaves again after registration."""
+        """As the API shows it: a secret leaves only when it is made (register, rotate)."""
+        overlapping = len(self.secrets()) > 1
         return {
             "webhook_id": self.id,
             "url": self.url,
             "events": list(self.events),
             "project": self.project,
-            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.created_at)),
+            "created_at": _iso(self.created_at),
+            "updated_at": _iso(self.updated_at) if self.updated_at else None,
+            "previous_secret_expires_at": _iso(self.previous_until) if overlapping else None,
         }
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
 
 
 def new_secret() -> str:
@@ -126,6 +153,7 @@ class Subscriptions:
         # leaves no file behind.
         if self._conn is None:
             self._conn = sqlite.connect(self.data_dir, FILE, _SCHEMA)
+            _migrate(self._conn)
         return self._conn
 
     def close(self) -> None:
@@ -151,6 +179,35 @@ class Subscriptions:
             raise errors.NotFound(f"no webhook {webhook_id!r}")
         return _sub(row)
 
+    def update(self, webhook_id: str, project: str | None, url: str | None = None,
+               events: list | None = None) -> Subscription:
+        """``PATCH /webhooks/{id}``: a new ``url`` or ``events`` (the secret stays)."""
+        sub = self.get(webhook_id, project)
+        if url is None and events is None:
+            raise errors.InvalidRequest("send url or events (or both) to change; the secret is rotated with "
+                                        "POST /api/v1/webhooks/{id}/rotate-secret")
+        new_url = check_url(url) if url is not None else sub.url
+        chosen = check_events(events) if events is not None else sub.events
+        self._db.execute("UPDATE subscriptions SET url = ?, events = ?, updated_at = ? WHERE id = ?",
+                         (new_url, ",".join(chosen), time.time(), sub.id))
+        self._version = None
+        return self.get(sub.id, None)
+
+    def rotate(self, webhook_id: str, project: str | None, overlap: float = DEFAULT_OVERLAP,
+               secret: str | None = None) -> Subscription:
+        """A new signing secret; the old one goes on signing beside it for
+        ``overlap`` seconds (0: it stops at once), so a receiver can switch
+        without missing a delivery."""
+        sub = self.get(webhook_id, project)
+        if not 0 <= overlap <= MAX_OVERLAP:
+            raise errors.InvalidRequest(f"overlap_seconds must be from 0 to {MAX_OVERLAP} (7 days)")
+        new = check_secret(secret) if secret else new_secret()
+        now = time.time()
+        self._db.execute("UPDATE subscriptions SET secret = ?, previous_secret = ?, previous_until = ?, "
+                         "updated_at = ? WHERE id = ?", (new, sub.secret, now + overlap, now, sub.id))
+        self._version = None
+        return self.get(sub.id, None)
+
     def delete(self, webhook_id: str, project: str | None) -> Subscription:
         sub = self.get(webhook_id, project)
         self._db.execute("DELETE FROM subscriptions WHERE id = ?", (webhook_id,))
@@ -160,6 +217,15 @@ class Subscriptions:
     def page(self, page: PageRequest, project: str | None) -> dict:
         """One page of subscriptions in creation order; with ``project``, only that project's."""
         return paginate_sqlite(self._db, "subscriptions", _COLUMNS, page, lambda r: _sub(r).describe(), project)
+
+    def current(self, sub: Subscription) -> Subscription:
+        """``sub`` as it stands now (its secrets and url after a rotation or a
+        patch), or as it was if it was deleted meanwhile."""
+        self.matching("", None)  # refreshes the cache when the file changed
+        for s in self._cache:
+            if s.id == sub.id:
+                return s
+        return sub
 
     def matching(self, event: str, project: str | None) -> list:
         """Subscriptions that hear ``event`` about an episode of ``project``."""
@@ -172,8 +238,16 @@ class Subscriptions:
         return [s for s in self._cache if event in s.events and (s.project is None or s.project == project)]
 
 
-_COLUMNS = "seq, id, project, url, events, secret, created_at"
+_COLUMNS = "seq, id, project, url, events, secret, created_at, previous_secret, previous_until, updated_at"
 
 
 def _sub(row) -> Subscription:
-    return Subscription(row[0], row[1], row[2], row[3], tuple(row[4].split(",")), row[5], row[6])
+    return Subscription(row[0], row[1], row[2], row[3], tuple(row[4].split(",")), row[5], row[6], row[7], row[8],
+                        row[9])
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    have = {r[1] for r in db.execute("PRAGMA table_info(subscriptions)")}
+    for name, kind in _ADDED:
+        if name not in have:
+            db.execute(f"ALTER TABLE subscriptions ADD COLUMN {name} {kind}")

@@ -8,7 +8,8 @@ fields: what lies between (the policy and the tools, 11 KB on coinpurse) is
 encoded once per plan. The last fields (the links and the tools token) are
 the first episode's, with its id and token swapped for each next one's: ids
 and tokens are plain ASCII, which JSON writes as it is, and nothing else in
-those fields is made of them. Encoding every answer whole was a third of a
+those fields is made of them. (``expires_at`` is the same for all: the
+episodes of one batch create share their birth, ``Engine.create_many``.) Encoding every answer whole was a third of a
 batch create.
 """
 

@@ -30,10 +30,10 @@ from ..config import Settings
 from ..pagination import PageRequest
 from ..engine import browse, custom_seeds, faults, views
 from ..engine.engine import Engine
-from ..engine.episode import OPEN
+from ..engine.episode import OPEN, SUBMITTING
 from ..engine.users import ASK_USER
 from ..store import DataFolder
-from ..verify import custom, vocabulary
+from ..verify import bind, custom, vocabulary
 from ..worlds import composites, get_world, registry, world_of
 from . import events, reads, shards
 from .created import CreatedAnswers
@@ -168,6 +168,30 @@ class Service(RunOps):
         return {**self.engine.tally.snapshot(), "live_episodes": self.engine.live,
                 "held_episodes": len(self.engine.episodes), "idempotency_keys": len(self.keys)}
 
+    def usage(self, *, project: str | None = None) -> dict:
+        """``GET /usage``: what ``project`` holds against the server's caps (the
+        whole server when ``project`` is None: keys off). A project's counts
+        walk the episodes in memory once; the server's are kept as they go."""
+        s, engine = self.settings, self.engine
+        if project is None:
+            open_episodes, snapshots = engine.live, len(engine.snapshots)
+        else:
+            open_episodes = sum(1 for ep in engine.episodes.values()
+                                if ep.project == project and (ep.status == OPEN or ep.status == SUBMITTING))
+            snapshots = engine.snapshots.count(project)
+        runs = sum(1 for r in self.book.open.values() if project is None or r.ep.project == project)
+        return {
+            "project": project,
+            "open_episodes": open_episodes,
+            "open_runs": runs,
+            "snapshots": snapshots,
+            "caps": {"max_episodes": s.max_episodes, "max_snapshots": s.max_snapshots,
+                     "step_limit": s.step_limit, "idle_timeout_seconds": s.idle_timeout,
+                     "timeout_seconds": s.max_age},
+            "server": {"open_episodes": engine.live, "snapshots": len(engine.snapshots),
+                       "trace_bytes": engine.meter[0], "max_trace_bytes": s.max_live_bytes},
+        }
+
     def listen(self, listener, hears=None) -> None:
         """Call ``listener(event, project, data)`` for each lifecycle event
         (``service/events.py``). Listeners must not block: they run on the
@@ -220,6 +244,17 @@ class Service(RunOps):
         req = schemas.decode(schemas.RenderChecks, body)
         world = get_world(req.environment) if req.environment is not None else None
         return {"environment": req.environment, "lines": custom.render(req.checks, world)}
+
+    def bind_checks(self, body: bytes) -> dict:
+        """Sentences bound to the checks they stand for (``POST /checks/bind``,
+        reference 003; ``verify/bind.py``). An unknown world is no error:
+        every result is ``"not_checked"``, there being nothing to bind against."""
+        req = schemas.decode(schemas.BindChecks, body)
+        if req.environment is not None and req.environment not in registry():
+            bind.bind(req.sentences, None)  # the sentences' own shape is still checked
+            return {"environment": req.environment, "results": ["not_checked"] * len(req.sentences)}
+        world = get_world(req.environment) if req.environment is not None else None
+        return {"environment": req.environment, "results": bind.bind(req.sentences, world)}
 
     # -- the episode lifecycle ---------------------------------------------------
 
@@ -401,6 +436,16 @@ class Service(RunOps):
         """Episodes, live and ended, filtered, in pages of stable (id) order."""
         return self.engine.page(status, environment, task_id, page, project)
 
+    def heartbeat(self, episode_id: str, *, project: str | None = None) -> dict:
+        """Keep an open episode alive without a step (a long model turn): its
+        idle window starts again now. Answers its new ``expires_at``. A run's
+        episode is kept alive as a run too (its idle window is 001's)."""
+        ep = self.engine.heartbeat(episode_id, project)
+        run = self.book.of_episode(episode_id)
+        if run is not None:
+            self.book.heartbeat(run)
+        return views.lifetime(ep)
+
     def browse(self, filters: browse.Filters, page: PageRequest = PageRequest(), *,
                project: str | None = None) -> dict:
         """Episodes newest first, with the viewer's filters and each one's score
@@ -457,23 +502,37 @@ class Service(RunOps):
             self._commit()
 
     def state(self, episode_id: str, collections: list | None = None, *, project: str | None = None) -> dict:
-        return views.state(self.engine.get(episode_id, project), collections)
+        """An episode's state dump: live, or its end state once ended (also from
+        the results store once it left memory: ``engine/ended_state.py``)."""
+        return views.state(self.engine.state_of(episode_id, project), collections)
 
     async def state_json(self, episode_id: str, collections: list | None = None, *,
                          project: str | None = None) -> bytes:
         """``state`` as JSON, a large state encoded in slices (``reads.py``)."""
-        return await reads.state_json(self.engine.get(episode_id, project), collections)
+        return await reads.state_json(self.engine.state_of(episode_id, project), collections)
 
     # -- snapshots -----------------------------------------------------------------
 
     def take_snapshot(self, episode_id: str, body: bytes = b"", *, project: str | None = None) -> Reply:
-        schemas.decode(schemas.CreateSnapshot, body, empty_ok=True)
+        req = schemas.decode(schemas.CreateSnapshot, body, empty_ok=True)
         self.data.check_writable()
         try:
-            snap = self.engine.take_snapshot(episode_id, project=project)
+            snap = self.engine.take_snapshot(episode_id, project=project, name=req.name)
         finally:
             self._commit()
         return Reply(_dumps(snap.describe()), created=True)
+
+    def restore(self, episode_id: str, body: bytes, *, project: str | None = None) -> dict:
+        """Put an open episode back to a snapshot of itself: its state, clock and
+        step count; the trace keeps what came after, marked undone, and a
+        ``restored`` row (``engine/restore.py``). Logged like a step."""
+        req = schemas.decode(schemas.Restore, body)
+        self.data.check_writable()
+        try:
+            ep = self.engine.restore(episode_id, req.snapshot_id, project)
+        finally:
+            self._commit()
+        return views.summary(ep)
 
     def snapshot(self, snapshot_id: str, *, project: str | None = None) -> dict:
         return self.engine.snapshots.get(snapshot_id, project).describe()
@@ -486,15 +545,18 @@ class Service(RunOps):
             self._commit()
         return {"snapshot_id": snap.id, "deleted": True}
 
-    def snapshots(self, page: PageRequest, *, project: str | None = None) -> dict:
-        """One page of the snapshots ``project`` may see, in the order taken."""
-        return self.engine.snapshots.page(page, project)
+    def snapshots(self, page: PageRequest, episode_id: str | None = None, *, project: str | None = None) -> dict:
+        """One page of the snapshots ``project`` may see, in the order taken;
+        only ``episode_id``'s when given."""
+        return self.engine.snapshots.page(page, project, episode_id)
 
     # -- custom seeds --------------------------------------------------------------
 
     async def validate_seed(self, environment: str, body: bytes) -> dict:
-        """Check a custom state (and a task on it) without starting anything.
-        Parsing a large state takes real time: it runs off the event loop."""
+        """Check a custom state (and a task on it) without starting anything:
+        ``{valid, checked, unchecked, ...}``, or 422 ``invalid_seed`` with its
+        issues (reference 003). Parsing a large state takes real time: it runs
+        off the event loop."""
         req = schemas.decode(schemas.ValidateSeed, body)
         world = world_of(environment, req.environments)
         return await asyncio.to_thread(custom_seeds.validate, world, req.state, req.task_id, req.seed)
@@ -549,9 +611,18 @@ class Service(RunOps):
     async def _submit(self, episode_id: str, output: str, project: str | None = None) -> dict:
         """Score an episode, atomically: it is ``submitting`` while the judge
         is asked, so steps, forks and another submit answer 409 and the judge
-        is asked once. A closed episode is refused without asking a judge."""
+        is asked once. A second submit of a submitted episode answers its
+        first evaluation again (reference 003's idempotent finalize: never
+        scored twice, whatever the output); one the server ended otherwise
+        (idle, timeout, deleted) is 409 ``episode_closed`` with ``ended_by``."""
         engine = self.engine
-        ep = engine.begin_submit(episode_id, project)
+        try:
+            ep = engine.begin_submit(episode_id, project)
+        except errors.EpisodeClosed:
+            done = engine.finished_evaluation(episode_id, project)
+            if done is None:
+                raise
+            return done
         try:
             verdicts = await engine.judge.decide(ep, output)
         except BaseException:

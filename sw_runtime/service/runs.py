@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 from dataclasses import dataclass, field
 
 import orjson
 
 from .. import errors, schemas
 from ..engine.engine import Engine
-from ..engine.runs import TOKEN_PREFIX, Run, RunBook, RunOptions, episode_id_of, wall
+from ..engine.runs import ENDINGS, TOKEN_PREFIX, Run, RunBook, RunOptions, episode_id_of, wall
+from ..verify.score import BUDGET_ID
 from ..worlds import get_world, registry
 
-__all__ = ["TOKEN_PREFIX", "RunOps", "RunRequest", "episode_id_of", "wall"]  # what doors may use
+__all__ = ["BUDGET_ID", "ENDINGS", "run_passed", "TOKEN_PREFIX", "RunOps", "RunRequest", "episode_id_of", "wall"]  # what doors may use
 
 log = logging.getLogger("sandworld.runs")
 _GRACE = 120  # seconds
@@ -41,8 +43,43 @@ class RunRequest:
     timeout_seconds: int = 3600
     metadata: dict = field(default_factory=dict)
     seed: int = 0
+    group_id: str | None = None  # reference 003's trial group: runs of one task read back together
     idempotency_key: str | None = None
     canonical: bytes = b""  # the request in canonical form, what an idempotency key is bound to
+
+
+def _matches(run: Run, f: dict) -> bool:
+    ep, o = run.ep, run.options
+    return ((f.get("status") is None or run.status == f["status"])
+            and (f.get("environment") is None or ep.world.name == f["environment"])
+            and (f.get("task") is None or (ep.task is not None and ep.task.id == f["task"]))
+            and (f.get("agent") is None or o.agent_name == f["agent"])
+            and (f.get("group_id") is None or o.group_id == f["group_id"]))
+
+
+def run_passed(ev: dict) -> bool | None:
+    """A run's ``passed`` as 001 has it: every check passed (the step budget
+    is not one of a run's checks); None when it had no checks."""
+    checks = [c for c in ev["checks"] if c["id"] != BUDGET_ID]
+    return all(c["pass"] is True for c in checks) if checks else ev["pass"]
+
+
+def pass_hat_k(n: int, c: int) -> dict:
+    """pass^k for k = 1..n (tau-bench): the chance that k trials drawn from
+    ``n`` of which ``c`` passed all pass, ``C(c, k) / C(n, k)``, to 4 places."""
+    return {str(k): round(math.comb(c, k) / math.comb(n, k), 4) for k in range(1, n + 1)}
+
+
+def trial_group(group_id: str, runs: list) -> dict:
+    """A trial group read back (reference 003): its runs, how many are scored
+    and passed, and pass^k over the scored ones. Its spread is the agent's
+    reliability rather than its best day."""
+    scored = [r for r in runs if r.status == "done" and r.ep.evaluation is not None
+              and run_passed(r.ep.evaluation) is not None]
+    passed = sum(1 for r in scored if run_passed(r.ep.evaluation) is True)
+    tasks = sorted({r.ep.task.id for r in runs if r.ep.task is not None})
+    return {"group_id": group_id, "runs": len(runs), "scored": len(scored), "passed": passed, "tasks": tasks,
+            "pass_hat_k": pass_hat_k(len(scored), passed) if scored else {}}
 
 
 def resolve_task(world, text: str):
@@ -118,7 +155,7 @@ class RunOps:
         run = self.book.add(ep, RunOptions(
             max_calls=req.max_calls, idle_timeout_seconds=req.idle_timeout_seconds,
             timeout_seconds=req.timeout_seconds, agent_name=req.agent_name, agent_revision=req.agent_revision,
-            metadata=req.metadata, task_text=text))
+            metadata=req.metadata, task_text=text, group_id=req.group_id))
         if key is not None:
             self.book.create_keys[(project, key)] = (fingerprint, run.id)
         return run
@@ -137,6 +174,23 @@ class RunOps:
         await self._logged(self._end_if_due(run))
         return run
 
+    async def list_runs(self, filters: dict, limit: int, before: int | None = None,
+                        project: str | None = None) -> tuple:
+        """Runs newest first, ``limit`` at a time before the run of creation
+        number ``before``: ``(runs, next_before or None, group or None)``.
+        ``filters``: ``status``, ``environment``, ``task`` (a task id),
+        ``agent`` (its name), ``group_id``; with ``group_id``, ``group`` sums
+        up the trial group (``trial_group``). Runs that are due end first."""
+        for run, why in self.book.due():
+            await self._logged(self._end(run, why))
+        mine = [r for r in reversed(self.book.runs.values())
+                if (project is None or r.ep.project == project) and _matches(r, filters)]
+        group = trial_group(filters["group_id"], mine) if filters.get("group_id") is not None else None
+        if before is not None:
+            mine = [r for r in mine if r.seq < before]
+        page = mine[:limit]
+        return page, (page[-1].seq if len(mine) > limit else None), group
+
     async def finish_run(self, run_id: str, output: str, key: str | None = None,
                          project: str | None = None) -> Run:
         """End a run on purpose and score it. A second finish is ``run_ended``
@@ -153,6 +207,19 @@ class RunOps:
                                   "finished again")
         run.finish_key = key
         await self._end(run, "finish", output)
+        return run
+
+    async def heartbeat_run(self, run_id: str, project: str | None = None) -> Run:
+        """Keep a run alive without a call (a long model turn): its idle window
+        starts again now. A run that is due ends first, then answers ``run_ended``."""
+        run = self._run(run_id, project)
+        await self._logged(self._end_if_due(run))
+        if run.ended_by is not None:
+            raise errors.RunEnded(f"run {run.id} ended ({run.ended_by}) at {run.finished_at}; a heartbeat keeps "
+                                  "only a live run alive")
+        self.book.heartbeat(run)
+        if run.ep.status == "open":
+            self.engine.heartbeat(run.ep.id)
         return run
 
     async def run_tools(self, run_id: str, project: str | None = None) -> Run:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from ..engine.lifetimes import return_memory
 from .reads import Turn
@@ -29,8 +30,17 @@ async def sweep_forever(engine, data) -> None:
     compact the log when it has grown. Each in steps, yielding every ``reads.TURN`` seconds."""
     period = max(0.25, min(60.0, engine.settings.idle_timeout / 4))
     trimmed_at = 0
+    last = time.monotonic()
     while True:
-        await asyncio.sleep(period)
+        # A glance at the earliest deadline every second, a sweep when one is
+        # due or a period has passed: an episode's own idle window
+        # (idle_timeout_seconds) may be far shorter than the server's.
+        await asyncio.sleep(min(period, 1.0))
+        now = time.monotonic()
+        due = engine.lifetimes.next_due()
+        if now - last < period and (due is None or due > now):
+            continue
+        last = now
         try:
             await sweep_once(engine, data)
             if engine.freed - trimmed_at >= 1000:

@@ -61,6 +61,7 @@ def needed(lines, roots: set | None = None) -> set:
                 parent[sid] = h.subject
             elif h.kind == "pd":
                 deleted.add(h.subject)
+
             elif h.kind == "e":
                 ended.add(h.subject)
     needed = live - ended - deleted if roots is None else set(roots)
@@ -76,6 +77,10 @@ def needed(lines, roots: set | None = None) -> set:
                         needed.add(y)
                         todo.append(y)
                         changed = True
+    # A snapshot's record goes with its episode's ("p" is about the episode):
+    # a kept episode keeps its deletions too, or a replay would bring back a
+    # snapshot deleted long ago (and a restore ("r") finds the one it used).
+    needed.update(sid for sid in deleted if parent.get(sid) in needed)
     return needed
 
 

@@ -11,7 +11,8 @@ report (``/healthz`` shows it) and never silently passed over.
 
 Records (each a JSON array; see ``Engine`` for where they are written):
 ``c`` create, ``s`` step, ``f`` fork, ``p``/``pd`` snapshot taken/deleted,
-``e`` ended, ``k`` idempotency key, ``kb`` how many calls of a keyed ``/batch`` ran so far, ``u`` the reply an llm user gave the step
+``e`` ended, ``r`` an episode restored to a snapshot of itself, ``k`` idempotency key, ``kb`` how many
+calls of a keyed ``/batch`` ran so far, ``u`` the reply an llm user gave the step
 after it (so a replay does not ask the model again), ``l`` an episode's own limits
 (a 001 run's ``max_calls`` and timeouts).
 """
@@ -123,8 +124,17 @@ def _fork(engine, rec, report) -> None:
 
 
 def _snapshot(engine, rec, report) -> None:
-    snap = engine.take_snapshot(_dec(rec[1]), _dec(rec[2]))
+    name = _dec(rec[4]) if len(rec) > 4 else None  # logs before snapshots had names have none
+    snap = engine.take_snapshot(_dec(rec[1]), _dec(rec[2]), name=name)
     snap.created_at = _dec(rec[3])
+
+
+def _restore(engine, rec, report) -> None:
+    eid, sid, n, digest = (_dec(r) for r in rec[1:5])
+    ep = engine.restore(eid, sid)
+    if ep.steps != n or ep.digest != digest:
+        report.mismatch(f"episode {eid} restored to {sid}: logged step {n} digest {digest}, replayed step "
+                        f"{ep.steps} digest {ep.digest}")
 
 
 def _snapshot_gone(engine, rec, report) -> None:
@@ -170,4 +180,4 @@ def _limits(engine, rec, report) -> None:
 
 
 _APPLY = {"c": _create, "s": _step, "f": _fork, "p": _snapshot, "pd": _snapshot_gone, "e": _ended,
-          "u": _user_reply, "l": _limits}
+          "u": _user_reply, "l": _limits, "r": _restore}

@@ -45,6 +45,8 @@ class Judge:
     def _prompt(self, ep, check, output: str) -> str:
         calls = []
         for e in ep.trace.entries(0, _MAX_TRACE):
+            if "restored" in e or e.get("undone"):
+                continue  # a restore took these back: not the episode's history
             outcome = "ok" if e["ok"] else f"error {e['error'].get('code')}"
             calls.append(f"{e['seq']}. {e['tool']} {orjson.dumps(e['arguments']).decode()[:300]} -> {outcome}")
         if len(ep.trace) > _MAX_TRACE:

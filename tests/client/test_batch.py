@@ -4,6 +4,7 @@ that lack them."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from sandworld import BatchStepper, SandworldClient, errors
@@ -98,11 +99,13 @@ def test_a_bad_spec_fails_in_its_slot(api):
 
 def test_submitting_a_closed_episode_fails_in_its_slot(api):
     with BatchStepper(base_url=api) as stepper:
-        a, b = stepper.group("coinpurse", 2, task_id="cp-01")
-        a.submit()
-        first, second = stepper.submit([a, b], return_exceptions=True)
-    assert isinstance(first, errors.EpisodeClosed) and first.details["episode_id"] == a.episode_id
+        a, b, c = stepper.group("coinpurse", 3, task_id="cp-01")
+        scored = a.submit()
+        assert httpx.delete(f"{api}/episodes/{c.episode_id}").status_code == 200  # ended, not submitted
+        first, second, third = stepper.submit([a, b, c], return_exceptions=True)
+    assert first == scored  # submitted already: its evaluation again, not scored twice
     assert second.episode_id == b.episode_id and b.done
+    assert isinstance(third, errors.EpisodeClosed) and third.details["episode_id"] == c.episode_id
 
 
 def test_the_client_batch_accepts_dicts_and_tuples(api):

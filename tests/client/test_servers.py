@@ -66,3 +66,17 @@ def test_the_async_client_spreads_and_routes_too(two_servers):
     obs, steps = asyncio.run(main())
     assert Counter(shard_of(o.episode_id) for o in obs) == {0: 2, 1: 2}
     assert [s.step for s in steps] == [1, 1, 1, 1]
+
+
+def test_fresh_envs_one_per_worker_spread_over_the_shards(two_servers):
+    # The common pattern: one env (so one client) per rollout worker. Every
+    # fresh client used to start its turn at shard 0: 20 of 20 there.
+    envs = [SandworldEnv(list(two_servers)) for _ in range(20)]
+    try:
+        for env in envs:
+            env.reset("coinpurse", task_id="cp-01")
+        counts = Counter(shard_of(env.episode_id) for env in envs)
+    finally:
+        for env in envs:
+            env.close()
+    assert set(counts) == {0, 1} and min(counts.values()) >= 5, counts

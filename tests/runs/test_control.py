@@ -3,10 +3,11 @@ creating, reading and finishing runs, /tools, and 001's error envelope."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from sw_runtime.worlds.offsite_planning.tasks import q4_quickstart
-from tests.runs.conftest import new_run
+from tests.runs.conftest import QUICKSTART, new_run
 
 RUN_FIELDS = ["id", "status", "ended_by", "error", "environment", "task", "agent", "tools_url", "mcp_url", "tools",
               "now", "calls", "max_calls", "idle_timeout_seconds", "timeout_seconds", "created_at", "started_at",
@@ -207,3 +208,19 @@ def test_the_trace_is_in_001s_shape(v1):
     assert call["arguments"] == post and call["status"] == "ok" and call["error"] is None and call["mutated"]
     assert [(x["id"], x["user"]) for x in call["reactions"]] == [("rx_erik_date", "U_ERIK"), ("rx_mari_go", "U_MARI")]
     assert body["started_at"] is not None and body["calls"] == 1
+
+
+def test_a_runs_checks_are_its_tasks_checks_and_the_step_budget_has_its_own_field(v1, base):
+    # 001's score is passed checks over all checks and its quickstart shows the
+    # task's five: the engine's within-budget row is not one of a run's checks.
+    run = new_run(v1)
+    template = [c["id"] for t in v1.get("/v1/environments/offsite-planning").json()["tasks"]
+                if t["title"] == QUICKSTART["task"] for c in t["checks"]]
+    ev = v1.post(f"/v1/runs/{run['id']}/finish", json={}).json()["evaluation"]
+    assert [c["id"] for c in ev["checks"]] == template and len(template) == 5
+    assert ev["step_budget"] == {"budget": 20, "calls": 0, "within": True}
+    # /api/v1 keeps 000's row.
+    ep = httpx.post(f"{base}/api/v1/environments/offsite-planning/episodes",
+                    json={"task_id": run["task"]["id"]}).json()
+    done = httpx.post(f"{base}/api/v1/episodes/{ep['episode_id']}/submit").json()
+    assert done["checks"][-1]["id"] == "within-budget"

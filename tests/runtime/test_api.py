@@ -146,7 +146,8 @@ def test_submit_answers_the_reference_shape_and_closes(http):
     for c in ev["checks"]:
         assert {"id", "label", "pass", "detail"} <= set(c)
     assert_error(http.post(f"/episodes/{eid}/step", json={"tool": "noop"}), 409, "episode_closed")
-    assert_error(http.post(f"/episodes/{eid}/submit"), 409, "episode_closed")
+    again = http.post(f"/episodes/{eid}/submit")  # a second submit: the first result (003's idempotent finalize)
+    assert again.status_code == 200 and again.json() == ev
     got = http.get(f"/episodes/{eid}").json()
     assert got["status"] == "submitted" and got["evaluation"]["pass"] is True
 
@@ -295,3 +296,43 @@ def test_json_answers_end_with_a_newline(http):
     ]
     for r in answers:
         assert r.headers["content-type"] == "application/json" and r.content.endswith(b"}\n"), r.content[-40:]
+
+
+def test_every_list_route_refuses_an_unknown_query_parameter(http, api):
+    hook = http.post("/webhooks", json={"url": "http://127.0.0.1:9/hook", "events": ["episode.created"]})
+    assert hook.status_code == 201, hook.text
+    for path in ("/episodes", "/snapshots", "/webhooks", f"/webhooks/{hook.json()['webhook_id']}/deliveries",
+                 "/keys"):
+        err = assert_error(http.get(path, params={"limit": 5, "bogus": "1"}), 400, "invalid_request")
+        assert "'bogus'" in err["message"], (path, err)
+        assert http.get(path, params={"limit": 5}).status_code == 200, path
+    r = httpx.get(api.removesuffix("/api/v1") + "/v1/environments", params={"bogus": "1"})
+    assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request" and "bogus" in r.text
+    http.delete(f"/webhooks/{hook.json()['webhook_id']}")
+
+
+def test_every_answer_carries_a_request_id_and_the_error_envelope_names_it(http, api):
+    a, b = http.get("/environments"), http.get("/environments")
+    assert a.headers["x-request-id"].startswith("req_") and a.headers["x-request-id"] != b.headers["x-request-id"]
+    mine = http.get("/environments", headers={"x-request-id": "trace-42.a"})
+    assert mine.headers["x-request-id"] == "trace-42.a"  # the caller's own id is echoed
+    err = http.get("/episodes/ep_nope", headers={"x-request-id": "trace-43"})
+    assert err.status_code == 404 and err.json()["error"]["request_id"] == "trace-43"
+    err = http.post("/environments/dummy/episodes", content=b"{nope")
+    assert err.json()["error"]["request_id"] == err.headers["x-request-id"]
+    # a step's answer (the fast path) and 001's envelope on /v1 carry the header too; 001's body stays 001's
+    eid = create(http)["episode_id"]
+    assert http.post(f"/episodes/{eid}/step", json={"tool": "get", "arguments": {"key": "it-00"}}
+                     ).headers["x-request-id"].startswith("req_")
+    v1 = httpx.get(api.removesuffix("/api/v1") + "/v1/runs/run_nope")
+    assert v1.status_code == 404 and v1.headers["x-request-id"] and set(v1.json()["error"]) == {"type", "message"}
+    bad = http.get("/environments", headers={"x-request-id": "x" * 300})  # not an id: a fresh one instead
+    assert bad.headers["x-request-id"].startswith("req_")
+
+
+def test_the_real_apis_errors_keep_their_own_shape_beside_the_request_id(http, api):
+    ep = create(http, "codehost")
+    r = http.get(f"/episodes/{ep['episode_id']}/tools/api.github.com/repos/acme/nope",
+                 headers={"authorization": f"Bearer {ep['tools_token']}"})
+    assert r.status_code == 404 and r.headers["x-request-id"].startswith("req_")
+    assert "request_id" not in r.text  # GitHub's body, as GitHub writes it

@@ -68,6 +68,7 @@ def test_batch_create_answers_what_single_create_answers_in_order(http):
         assert got["mcp_url"] == f"/api/v1/episodes/{eid}/mcp" and got["tools_token"] != single["tools_token"]
         for body in (got, single):  # the fields of each episode's own
             del body["episode_id"], body["next"], body["tools_token"], body["tools_url"], body["mcp_url"]
+            del body["expires_at"]  # each started at its own moment
         assert got == single
     assert [r["environment"] for r in res] == ["coinpurse", "dummy", "coinpurse"]
     assert [r["seed"] for r in res] == [2, 9, 5]
@@ -161,7 +162,7 @@ def test_a_group_generates_its_seed_and_task_setup_once(monkeypatch):
 def test_batch_submit_mixes_good_closed_and_unknown(http):
     eps = batch_create(http, [{"environment": "dummy", "task_id": "dm-01", "seed": 6}] * 3)
     a, b, closed = (e["episode_id"] for e in eps)
-    assert http.post(f"/episodes/{closed}/submit").status_code == 200
+    assert http.delete(f"/episodes/{closed}").status_code == 200  # ended, not submitted: still episode_closed
     http.post(f"/episodes/{a}/step", json={"tool": "noop"})
     res = batch_submit(http, [
         {"episode_id": a, "output": "done"},
@@ -180,7 +181,7 @@ def test_batch_submit_mixes_good_closed_and_unknown(http):
     assert res[3]["episode_id"] is None
     assert "outptu" in assert_slot_error(res[4], "invalid_request")["message"]
     assert res[5]["episode_id"] == b and res[5]["steps"] == 0  # the typo did not close b
-    assert_slot_error(res[6], "episode_closed")  # in order: a was submitted by slot 0
+    assert res[6] == res[0]  # in order: a was submitted by slot 0, so its evaluation again
     assert http.get(f"/episodes/{a}").json()["status"] == "submitted"
 
 

@@ -157,10 +157,11 @@ def test_a_seed_envelope_replaces_one_world_and_boots_the_other_from_the_seed(ht
     assert body["worlds"]["codehost"] == {"source": "seed", "seed": 4, "valid": True, "issues": [],
                                           "digest": default["digests"]["codehost"]}
     assert body["worlds"]["offsite-planning"]["source"] == "state"
+    assert body["checked"] == ["offsite-planning"] and body["unchecked"] == []  # 003's: whose parser ran
     bad = dict(office, slack_messages={"x": {"nope": 1}})
-    body = http.post("/environments/codehost+offsite-planning/seeds/validate",
-                     json={"state": {"offsite-planning": bad}}).json()
-    assert body["valid"] is False and body["worlds"]["codehost"]["valid"] is True
+    r = http.post("/environments/codehost+offsite-planning/seeds/validate", json={"state": {"offsite-planning": bad}})
+    body = assert_error(r, 422, "invalid_seed")  # 003's refusal, with the verdict per world
+    assert body["issue_count"] == len(body["issues"]) and body["worlds"]["codehost"]["valid"] is True
     assert body["worlds"]["offsite-planning"]["issues"][0]["path"].startswith("$.offsite-planning.slack_messages")
 
 

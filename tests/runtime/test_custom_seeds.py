@@ -33,8 +33,16 @@ def small_state() -> dict:
 
 
 def validate(http, state, env="coinpurse", **extra) -> dict:
+    """The verdict: 200 ``{valid: true, checked, unchecked, ...}``, or 422
+    ``invalid_seed`` (reference 003), read back as ``{valid: false, issues}``."""
     r = http.post(f"/environments/{env}/seeds/validate", json={"state": state, **extra})
+    if r.status_code == 422:
+        err = assert_error(r, 422, "invalid_seed")
+        assert err["environment"] == env and err["issue_count"] == len(err["issues"]) and err["issues"], err
+        assert err["checked"] == [] and err["unchecked"] == []
+        return {"valid": False, "issues": err["issues"]}
     assert r.status_code == 200, r.text
+    assert r.json()["checked"] == [env] and r.json()["unchecked"] == []
     return r.json()
 
 
@@ -51,7 +59,8 @@ def test_every_world_parses_its_own_generated_states(name):
 
 def test_a_valid_state_validates_with_its_digest(http, tmp_path):
     got = validate(http, small_state())
-    assert got == {"valid": True, "issues": [], "digest": Store(small_state()).digest()}
+    assert got == {"valid": True, "checked": ["coinpurse"], "unchecked": [], "issues": [],
+                   "digest": Store(small_state()).digest()}
     assert got["digest"] == cli_digest(tmp_path, small_state())
 
 
@@ -162,7 +171,7 @@ def test_a_task_on_a_custom_state_is_set_up_on_it(http):
     err = assert_error(http.post("/environments/coinpurse/episodes", json={"state": small_state(), "task_id": "cp-04"}),
                        400, "invalid_request")
     assert "cp-04" in err["message"] and "free play" in err["message"]
-    assert err["issues"][0]["path"] == "$.task_id"
+    assert err["issues"][0]["path"].startswith("$.") and err["issues"][0]["path"] in err["message"]
     got = validate(http, small_state(), task_id="cp-04")
     assert got["valid"] is False and got["issues"] == err["issues"]
     assert validate(http, small_state(), task_id="cp-99")["issues"][0]["path"] == "$.task_id"
@@ -178,3 +187,19 @@ def test_bodies_over_4_mib_are_413(http):
     assert_error(http.post("/environments/dummy/seeds/validate", json={"state": big}), 413, "payload_too_large")
     ok = create(http, "dummy", state=items(100_000))  # about 3.6 MB
     assert http.get(f"/episodes/{ok['episode_id']}/state", params={"collections": "items"}).status_code == 200
+
+
+@pytest.mark.parametrize("task_id", ["ch-01", "ch-02", "ch-04"])
+def test_a_task_that_cannot_be_set_up_names_the_missing_seed_path(http, task_id):
+    # Codehost's tasks read acme/backend's team: a state without it used to
+    # answer a bare "TypeError: 'NoneType' object is not subscriptable".
+    state = registry()["codehost"].generate(0)
+    state["teams"] = {}
+    want = "$.teams['acme/backend']"
+    got = validate(http, state, env="codehost", task_id=task_id)
+    assert got["valid"] is False and got["issues"][0]["path"] == want, got
+    assert "TypeError" not in got["issues"][0]["message"] and "NoneType" not in got["issues"][0]["message"]
+    err = assert_error(http.post("/environments/codehost/episodes", json={"state": state, "task_id": task_id}),
+                       400, "invalid_request")
+    assert want in err["message"] and "NoneType" not in err["message"], err
+    assert err["issues"] == got["issues"]

@@ -67,9 +67,11 @@ def test_failed_deliveries_are_retried_with_the_same_id_then_logged(tmp_path):
                           until=lambda d: d.pending() == 0 and len(rec.got) >= 3))
         got = rec.wait_for(3)
     assert len({h["webhook-id"] for h, _ in got}) == 1  # one message, three attempts
+    assert [h["webhook-attempt"] for h, _ in got] == ["1", "2", "3"]  # numbered, so a receiver can tell
     entry = d.page(sub.id, page_request())["items"][0]
     assert entry["status"] == "delivered"
     assert [a["status_code"] for a in entry["attempts"]] == [500, 503, 200]
+    assert [a["attempt"] for a in entry["attempts"]] == [1, 2, 3]
     assert "HTTP 500" in entry["attempts"][0]["error"]
 
 
@@ -114,3 +116,51 @@ def test_only_the_subscribed_project_and_events_hear(tmp_path):
     assert [s.id for s in subs.matching("episode.ended", "alpha")] == [a.id, everyone.id]
     assert [s.id for s in subs.matching("episode.created", "gamma")] == []
     assert orjson.loads(orjson.dumps(a.describe()))["events"] == ["episode.created", "episode.ended"]
+
+
+def test_a_rotated_secret_overlaps_then_only_the_new_one_signs(tmp_path):
+    subs = Subscriptions(str(tmp_path))
+    with receiving() as rec:
+        sub = subs.add(None, rec.url, ["episode.created"], None)
+        old = sub.secret
+        rotated = subs.rotate(sub.id, None, overlap=3600)
+        assert rotated.secret != old and rotated.secrets() == (rotated.secret, old)
+        _run(_deliver(subs, "episode.created", None, {"episode_id": "ep_1"},
+                      until=lambda d: d.pending() == 0 and rec.got))
+        headers, body = rec.wait_for(1)[0]
+        assert len(headers["webhook-signature"].split(" ")) == 2
+        for secret in (old, rotated.secret):  # a receiver holding either secret verifies it
+            assert Webhook(secret).verify(body, headers)["data"] == {"episode_id": "ep_1"}
+        again = subs.rotate(sub.id, None, overlap=0)  # no overlap: the old one stops at once
+        _run(_deliver(subs, "episode.created", None, {"episode_id": "ep_2"},
+                      until=lambda d: d.pending() == 0 and len(rec.got) >= 2))
+        headers, body = rec.wait_for(2)[1]
+    assert len(headers["webhook-signature"].split(" ")) == 1
+    Webhook(again.secret).verify(body, headers)
+    with pytest.raises(WebhookVerificationError):
+        Webhook(rotated.secret).verify(body, headers)
+
+
+def test_a_ping_reaches_one_subscription_whatever_its_events(tmp_path):
+    subs = Subscriptions(str(tmp_path))
+    with receiving() as rec:
+        sub = subs.add(None, rec.url, ["episode.ended"], None)
+
+        async def go():
+            d = Dispatcher(subs)
+            await d.start()
+            try:
+                record = d.ping(sub)
+                deadline = time.monotonic() + 20
+                while d.pending() and time.monotonic() < deadline:
+                    await asyncio.sleep(0.02)
+                return d, record
+            finally:
+                await d.stop()
+
+        d, record = _run(go())
+        headers, body = rec.wait_for(1)[0]
+    assert record["event"] == "webhook.ping" and record["status"] == "pending"
+    payload = Webhook(sub.secret).verify(body, headers)
+    assert payload["type"] == "webhook.ping" and payload["data"]["webhook_id"] == sub.id
+    assert d.page(sub.id, page_request())["items"][0]["status"] == "delivered"

@@ -57,18 +57,23 @@ def test_the_key_limit_answers_429_with_retry_after_and_counts_batch_calls(data_
     key = make_key()
     with keyed_server(data_dir, env={"SW_KEY_RATE": "1", "SW_KEY_BURST": "6"}) as url, client(url, key) as http:
         ep = http.post("/environments/coinpurse/episodes", json={}).json()["episode_id"]  # 1 call
-        r = http.get("/limits")  # 1 call
-        assert r.json()["key"]["limit"] == 6 and r.json()["key"]["remaining"] == 4
-        assert r.headers["ratelimit-limit"] == "6" and r.headers["ratelimit-remaining"] == "4"
-        calls = [{"episode_id": ep, "tool": "get_balance", "arguments": {}}] * 5
-        r = http.post("/batch", json={"calls": calls})  # 5 calls: 4 left, refused whole
+        r = http.get("/limits")  # free: reading one's limits costs nothing
+        assert r.json()["key"]["limit"] == 6 and r.json()["key"]["remaining"] == 5
+        assert r.headers["ratelimit-limit"] == "6" and r.headers["ratelimit-remaining"] == "5"
+        calls = [{"episode_id": ep, "tool": "get_balance", "arguments": {}}] * 6
+        r = http.post("/batch", json={"calls": calls})  # 6 calls: 5 left, refused whole
         assert r.status_code == 429, r.text
         assert r.json()["error"]["code"] == "rate_limited"
-        assert int(r.headers["retry-after"]) >= 1 and r.headers["ratelimit-remaining"] == "3"
-        r = http.post("/batch", json={"calls": calls[:3]})  # the request's own token was spent; 3 fit
-        assert r.status_code == 200 and len(r.json()["results"]) == 3
-        r = http.get("/limits")
+        assert int(r.headers["retry-after"]) >= 1 and r.headers["ratelimit-remaining"] == "4"
+        r = http.post("/batch", json={"calls": calls[:4]})  # the request's own token was spent; 4 fit
+        assert r.status_code == 200 and len(r.json()["results"]) == 4
+        r = http.get("/environments")  # the key's bucket is empty: the gate's own 429
         assert r.status_code == 429 and "API key" in r.json()["error"]["message"]
+        assert r.headers["ratelimit-limit"] == "6" and r.headers["ratelimit-remaining"] == "0", r.headers
+        assert "ratelimit-reset" in r.headers
+        r = http.get("/limits")  # reading one's limits is never limited (GitHub's /rate_limit neither)
+        assert r.status_code == 200 and r.json()["key"]["remaining"] == 0, r.text
+        assert http.get("/limits").status_code == 200
 
 
 @pytest.mark.slow
@@ -76,8 +81,11 @@ def test_the_ip_limit_applies_without_keys_and_spares_health_probes():
     with local_server(env={"SW_IP_RATE": "0.5", "SW_IP_BURST": "3"}) as url, client(url, None) as http:
         codes = [http.get("/environments").status_code for _ in range(4)]
         assert codes == [200, 200, 200, 429]
-        r = http.get("/limits")
+        r = http.get("/environments")
         assert r.status_code == 429 and r.headers["retry-after"] == "2" and "client IP" in r.text
+        assert r.headers["ratelimit-remaining"] == "0"
+        r = http.get("/limits")
+        assert r.status_code == 200 and r.json()["ip"]["remaining"] == 0, r.text
         root = url.rsplit("/api/v1", 1)[0]
         assert http.get(f"{root}/healthz").status_code == 200
         assert http.get(f"{root}/metrics").status_code == 200

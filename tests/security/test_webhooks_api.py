@@ -58,3 +58,40 @@ def test_bad_subscriptions_are_refused(server):
         ):
             r = a.post("/webhooks", json=body)
             assert r.status_code == 400 and says in r.json()["error"]["message"], (body, r.text)
+
+
+def test_read_patch_rotate_and_ping_a_webhook(server):
+    from .receiver import receiving
+
+    url, alpha, beta = server
+    with client(url, alpha) as a, client(url, beta) as b, receiving() as rec:
+        made = a.post("/webhooks", json={"url": "http://127.0.0.1:9/old", "events": ["episode.ended"]}).json()
+        wid = made["webhook_id"]
+        got = a.get(f"/webhooks/{wid}").json()
+        assert got["url"] == "http://127.0.0.1:9/old" and "secret" not in got and got["updated_at"] is None
+        assert b.get(f"/webhooks/{wid}").status_code == 404  # another project's is unknown
+        patched = a.patch(f"/webhooks/{wid}", json={"url": rec.url, "events": ["episode.created", "episode.ended"]})
+        assert patched.status_code == 200, patched.text
+        assert patched.json()["url"] == rec.url and patched.json()["events"] == ["episode.created", "episode.ended"]
+        assert a.patch(f"/webhooks/{wid}", json={}).status_code == 400
+        assert a.patch(f"/webhooks/{wid}", json={"events": ["nope"]}).status_code == 400
+        assert b.patch(f"/webhooks/{wid}", json={"url": rec.url}).status_code == 404
+        rotated = a.post(f"/webhooks/{wid}/rotate-secret", json={"overlap_seconds": 600})
+        assert rotated.status_code == 200, rotated.text
+        body = rotated.json()
+        assert body["secret"].startswith("whsec_") and body["secret"] != made["secret"]
+        assert body["previous_secret_expires_at"] is not None
+        assert "secret" not in a.get(f"/webhooks/{wid}").json()  # shown once
+        assert a.post(f"/webhooks/{wid}/rotate-secret", json={"overlap_seconds": -1}).status_code == 400
+        ping = a.post(f"/webhooks/{wid}/ping")
+        assert ping.status_code == 202 and ping.json()["event"] == "webhook.ping"
+        headers, payload = rec.wait_for(1)[0]
+        assert headers["webhook-attempt"] == "1" and len(headers["webhook-signature"].split(" ")) == 2
+        from standardwebhooks import Webhook
+
+        for secret in (made["secret"], body["secret"]):
+            assert Webhook(secret).verify(payload, headers)["type"] == "webhook.ping"
+        log = a.get(f"/webhooks/{wid}/deliveries").json()["items"]
+        assert log[-1]["delivery_id"] == ping.json()["delivery_id"]
+        assert b.post(f"/webhooks/{wid}/ping").status_code == 404
+        a.delete(f"/webhooks/{wid}")

@@ -104,9 +104,10 @@ def test_state_and_seed_validation(svc):
     with pytest.raises(errors.InvalidRequest, match="unknown nope"):
         svc.state(eid, ["nope"])
     ok = _run(svc.validate_seed("coinpurse", orjson.dumps({"state": dump["collections"]})))
-    assert ok == {"valid": True, "issues": [], "digest": dump["digest"]}
-    bad = _run(svc.validate_seed("coinpurse", b'{"state": {"contacts": 5}}'))
-    assert bad["valid"] is False and bad["issues"]
+    assert ok == {"valid": True, "checked": ["coinpurse"], "unchecked": [], "issues": [], "digest": dump["digest"]}
+    with pytest.raises(errors.InvalidSeed) as bad:
+        _run(svc.validate_seed("coinpurse", b'{"state": {"contacts": 5}}'))
+    assert bad.value.status == 422 and bad.value.extra["issues"]
 
 
 def test_start_and_stop_run_the_sweeper(tmp_path):

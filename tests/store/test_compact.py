@@ -43,3 +43,12 @@ def test_keys_stay_until_they_expire():
     out = keep(lines([("k", "s", "old", "f", None, 201, "", "application/json", 50.0),
                       ("k", "s", "new", "f", None, 201, "", "application/json", 150.0)]), now=100.0)
     assert kept(out) == [[("k", "s")]] and msgspec.json.decode(out[0][0])[2] == "new"
+
+
+def test_a_live_episode_keeps_its_snapshots_deletions_and_restores():
+    out = keep(lines(
+        [("c", "a", "dummy", {}, "t")],
+        [("s", "a", "set", {}, 1, "d1"), ("p", "a", "snap", "t", None)],
+        [("s", "a", "set", {}, 2, "d2"), ("r", "a", "snap", 1, "d1"), ("pd", "snap")],
+    ))
+    assert kept(out) == [[("c", "a")], [("s", "a"), ("p", "a")], [("s", "a"), ("r", "a"), ("pd", "snap")]]

@@ -20,13 +20,16 @@ A client given several URLs (servers started by hand, each with its own
 episodes it creates there.
 
 Spreading: ``"round_robin"`` (the default) gives each shard the next new
-episode in turn; ``"least_loaded"`` gives it to the shard holding the fewest
+episode in turn, each client starting its turn at a shard of its own (a
+random point per process, then the next for each client); ``"least_loaded"`` gives it to the shard holding the fewest
 of this client's open episodes (created and not yet submitted), which evens
 out groups that finish at different speeds.
 """
 
 from __future__ import annotations
 
+import itertools
+import random
 import re
 import time
 import zlib
@@ -45,6 +48,15 @@ def shard_of(some_id: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+# Where each new client's turn starts: a random point per process, then the
+# next one for each client the process makes. One env (so one client) per
+# rollout worker is the common pattern; were every client to start at shard
+# 0, every worker's first episode (and a one-episode worker's every episode)
+# would land on shard 0. Within a process clients alternate exactly; across
+# processes the random base spreads them.
+_FIRST_TURNS = itertools.count(random.SystemRandom().randrange(1 << 20))
+
+
 def keyed_index(key: str, n: int) -> int:
     """Which of ``n`` servers an idempotency key belongs to: the same in every process."""
     return zlib.crc32(key.encode()) % n
@@ -59,7 +71,7 @@ class Servers:
         self.given = list(urls)
         self.urls = list(urls)  # where new episodes go: the shards once known
         self.spread = spread
-        self._turn = 0
+        self._turn = next(_FIRST_TURNS)  # see _FIRST_TURNS
         self._shards: dict = {}  # shard -> url, or None when two servers share a shard number
         self._open: dict = {u: 0 for u in self.urls}  # this client's open episodes per server
         # One URL may be any shard of a cluster: ask it (see ``adopt``).
