@@ -135,7 +135,7 @@ class BindChecks(_Body):
     """``POST /checks/bind``: sentences to bind to checks, against a world if named."""
 
     sentences: list[Any]
-    environment: str | None = None
+    environment: Name | None = None
 
 
 class RenderChecks(_Body):
@@ -179,8 +179,8 @@ class CreateWebhook(_Body):
 class UpdateWebhook(_Body):
     """``PATCH /webhooks/{id}``: a new url or events (the secret is rotated apart)."""
 
-    url: str | None = None
-    events: list[str] | None = None
+    url: Annotated[str, msgspec.Meta(max_length=2048)] | None = None
+    events: Annotated[list[Name], msgspec.Meta(max_length=64)] | None = None
 
 
 class RotateSecret(_Body):
@@ -188,7 +188,7 @@ class RotateSecret(_Body):
     the new one for ``overlap_seconds`` (default a day; 0 stops it at once)."""
 
     overlap_seconds: float = 86400.0
-    secret: str | None = None
+    secret: Name | None = None
 
 
 _decoders: dict = {}
