@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from functools import lru_cache
 
+from ..money import dollars, dollars_bare  # noqa: F401  (the desk writes money so)
+
 NOW = "2026-06-15T14:00"  # Monday 15 June 2026, 14:00 UTC: the simulated now of every episode
 TODAY = NOW[:10]
 DAY_AGO = "2026-06-14T14:00"  # a reservation booked after this is within the 24-hour rule
@@ -51,17 +53,6 @@ DELAY_THRESHOLD = 180
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
-
-
-def dollars(cents: int) -> str:
-    """How the desk writes money: ``$1234.56`` (no thousands separator)."""
-    sign = "-" if cents < 0 else ""
-    cents = abs(cents)
-    return f"{sign}${cents // 100}.{cents % 100:02d}"
-
-
-def dollars_bare(cents: int) -> str:
-    return dollars(cents).replace("$", "")
 
 
 @lru_cache(maxsize=None)

@@ -10,24 +10,15 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from ..money import dollars  # noqa: F401  (the account writes money so)
+from ..money import dollars_bare as bare  # noqa: F401
+
 EPOCH = "2026-03-16T15:00:00.000Z"  # step 0: a Monday afternoon
 _UNIX = datetime(1970, 1, 1, tzinfo=timezone.utc)
 NOW = int((datetime(2026, 3, 16, 15, tzinfo=timezone.utc) - _UNIX).total_seconds())
 MINUTE, HOUR, DAY = 60, 3_600, 86_400
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
-
-
-def dollars(cents: int) -> str:
-    """``$1234.56`` (no thousands separator), ``-$5.00`` for a credit."""
-    sign = "-" if cents < 0 else ""
-    cents = abs(cents)
-    return f"{sign}${cents // 100}.{cents % 100:02d}"
-
-
-def bare(cents: int) -> str:
-    """``1234.56``: what an output check looks for, with or without the ``$``."""
-    return dollars(cents).replace("$", "")
 
 
 def when(ts: int) -> datetime:

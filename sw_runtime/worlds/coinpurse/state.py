@@ -19,6 +19,8 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta, timezone
 
+from ..money import dollars, dollars_bare  # noqa: F401  (the app shows money so)
+
 COLLECTIONS = ("account", "contacts", "requests", "transactions", "outgoing")
 ACCOUNT_ID = "acct"
 
@@ -37,19 +39,6 @@ def iso(ms: int) -> str:
     """``YYYY-MM-DDTHH:MM:SS.mmmZ`` for milliseconds since 1970 (UTC)."""
     t = _UNIX + timedelta(milliseconds=ms)
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
-
-
-def dollars(cents: int) -> str:
-    """How the app shows money to people: ``$1234.56`` (no thousands separator,
-    so the text an agent writes and the text a check looks for agree)."""
-    sign = "-" if cents < 0 else ""
-    cents = abs(cents)
-    return f"{sign}${cents // 100}.{cents % 100:02d}"
-
-
-def dollars_bare(cents: int) -> str:
-    """``1234.56``: what an output check looks for, with or without the ``$``."""
-    return dollars(cents).replace("$", "")
 
 
 # -- the content the roles are recognised by ----------------------------------

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import random
 
+from ..money import dollars  # noqa: F401  (coinpurse and quickbasket write money so)
+
 CH = "codehost"
 CP = "coinpurse"
 OP = "offsite-planning"
@@ -35,11 +37,6 @@ def q(world: str, collection: str) -> str:
 
 def rng(store, task_id: str) -> random.Random:
     return random.Random(f"crossapp/{task_id}/{store.digest()}")
-
-
-def dollars(cents: int) -> str:
-    """``$1234.50``: coinpurse and quickbasket's way of writing money."""
-    return f"${cents // 100}.{cents % 100:02d}"
 
 
 def next_issue(code, repo: str = "acme/api") -> int:

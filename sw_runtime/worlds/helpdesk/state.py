@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta, timezone
 
+from ..money import dollars as money  # the way the policy asks amounts to be written
 from . import plant
 from .content import (AGENT_REPLIES, BACKGROUND, CUSTOMER_FOLLOWUPS, DOMAIN, FIRST, GROUPS, LAST,
                       MAIL_HOSTS, ORGS, PRODUCTS)
@@ -38,11 +39,6 @@ STATUSES = ("new", "open", "pending", "hold", "solved", "closed")
 def ts(minutes_ago: float) -> str:
     """Zendesk's time format for ``minutes_ago`` before the start of an episode."""
     return (NOW - timedelta(minutes=minutes_ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def money(cents: int) -> str:
-    """``$1234.56``, the way the policy asks amounts to be written."""
-    return f"${cents // 100}.{cents % 100:02d}"
 
 
 class Builder:

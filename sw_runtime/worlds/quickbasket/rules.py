@@ -7,20 +7,11 @@ Money is always integer cents.
 
 from __future__ import annotations
 
+from ..money import dollars, dollars_bare  # noqa: F401  (the shop writes money so)
+
 TODAY = "2026-05-12"  # Tuesday, in the shop's time zone (America/Los_Angeles)
 REFUND_DAYS = 14  # refunds are possible this many days after delivery
 SUBSTITUTE_MARKUP = 10  # percent: a substitute may cost at most this much more
-
-
-def dollars(cents: int) -> str:
-    """How the shop shows money: ``$1234.56`` (no thousands separator)."""
-    sign = "-" if cents < 0 else ""
-    cents = abs(cents)
-    return f"{sign}${cents // 100}.{cents % 100:02d}"
-
-
-def dollars_bare(cents: int) -> str:
-    return dollars(cents).replace("$", "")
 
 
 def label(p: dict) -> str:

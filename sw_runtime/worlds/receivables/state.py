@@ -22,6 +22,8 @@ import random
 import uuid
 from datetime import date, timedelta
 
+from .. import money
+
 COLLECTIONS = ("customers", "invoices", "payments", "emails", "slack_channels", "slack_users", "slack_messages",
                "tasks", "webhooks", "webhook_deliveries")
 
@@ -53,7 +55,7 @@ def uid_of(text: str) -> str:
 
 def dollars(cents: int) -> str:
     """``$12,345.67``: how invoices and emails show money."""
-    return f"${cents // 100:,}.{cents % 100:02d}"
+    return money.dollars(cents, grouped=True)
 
 
 def day(d: date) -> str:
