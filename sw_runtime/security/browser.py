@@ -18,7 +18,8 @@ page the user opens reaches loopback too. Three holes, three checks:
   browsers always name one for a body): anything else is 415
   ``unsupported_media_type``, with keys or without.
 
-The run tools' real-API paths (``/v1/runs/{id}/tools/…``, an episode's
+The viewer's pages (``/ui/``) take the forms they post, from their own
+origin only. The run tools' real-API paths (``/v1/runs/{id}/tools/…``, an episode's
 ``tools`` and ``mcp``) keep their own content-type rules (Slack's SDK posts
 forms) and need the run's token, which a page does not have. Health,
 readiness, metrics and the OpenAPI document answer any ``Host`` (probes use
@@ -35,6 +36,10 @@ from .exposure import is_loopback
 from .gate import OPEN_PATHS, TOKEN_PATHS
 
 _READS = frozenset({"GET", "HEAD", "OPTIONS"})
+# The viewer's pages (sw_runtime/ui) post HTML forms (its login and logout):
+# they take form bodies, and their writes must come from this server's own
+# origin with keys on too (a page elsewhere must not log a browser in).
+FORM_PATHS = ("/ui/",)
 
 
 def allowed_hosts(text: str) -> tuple:
@@ -94,10 +99,11 @@ class BrowserGuard:
                     "the name to SW_ALLOWED_HOSTS (comma-separated)")
         if scope["method"] in _READS:
             return
-        if self.keyless:
+        form = scope["path"].startswith(FORM_PATHS)
+        if self.keyless or form:
             self._same_origin(headers, host)
         kind = headers.get(b"content-type")
-        if kind is not None and not TOKEN_PATHS.match(scope["path"]):
+        if kind is not None and not form and not TOKEN_PATHS.match(scope["path"]):
             media = kind.partition(";")[0].strip().lower()
             if media != "application/json" and not media.endswith("+json"):
                 raise errors.UnsupportedMediaType(
