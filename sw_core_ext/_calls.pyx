@@ -1,21 +1,122 @@
 """A call's bookkeeping, compiled: the same as ``_calls_py.py`` (read it
 first: it is the specification), in the same order, with the same answers
-byte for byte; tests/core/test_calls.py runs both side by side.
+byte for byte; tests/engine/test_calls.py runs both side by side.
 
 What is different is only how: the step's pieces, the trace row, the
 counts, the meter, the tally and the log record are built in C, with typed
 locals and direct list and tuple calls, and ``batch`` calls ``_answer``
 without a Python frame per call (the interpreted loop was ~8 % of a batch's
 samples, the episode's bookkeeping ~16 %: bench/README.md).
+
+An episode, its trace and a batch's call keep their fields in slots
+(``__slots__``, a msgspec Struct): ``bind`` finds where each class keeps each
+field (its member descriptor's offset) and this module reads and writes them
+there, as the interpreter's own specialised attribute access does. A generic
+attribute lookup from C costs more than the interpreter's (it was a fifth of
+a batch of cached reads under py-spy); an object of another class, or a slot
+that is not set, takes the generic lookup, so the behaviour is the same.
 """
 
 cimport cython
 from cpython.list cimport PyList_GET_SIZE
+from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 
 import time
+import types
 
 import msgspec
 import orjson
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+        int flags
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+
+cdef enum:
+    T_OBJECT_EX = 16  # structmember.h: an object slot, AttributeError while unset
+    READONLY = 1
+    MAX_FIELDS = 32
+
+cdef object _MEMBER_DESCRIPTOR = types.MemberDescriptorType
+
+
+@cython.final
+cdef class Layout:
+    """Where instances of one class keep the named fields (slots), found once."""
+
+    cdef PyTypeObject* type  # NULL: not bound, every access is generic
+    cdef object cls  # kept alive while its layout is used
+    cdef tuple names
+    cdef Py_ssize_t offsets[MAX_FIELDS]
+
+    def __cinit__(self, tuple names):
+        self.type = NULL
+        self.cls = None
+        self.names = names
+
+    cdef bind(self, cls):
+        """Use ``cls``'s slots; a field that is not a writable object slot of
+        ``cls`` (or ``cls`` None) leaves every access generic."""
+        cdef Py_ssize_t i
+        cdef PyMemberDef* m
+        self.type = NULL
+        self.cls = None
+        if cls is None or len(self.names) > MAX_FIELDS:
+            return
+        for i, name in enumerate(self.names):
+            desc = None
+            for klass in cls.__mro__:
+                desc = klass.__dict__.get(name)
+                if desc is not None:
+                    break
+            if type(desc) is not _MEMBER_DESCRIPTOR:
+                return
+            m = (<PyMemberDescrObject*>desc).d_member
+            if m.type != T_OBJECT_EX or m.flags & READONLY:
+                return
+            self.offsets[i] = m.offset
+        self.cls = cls
+        self.type = <PyTypeObject*>cls
+
+    cdef inline object get(self, o, int i):
+        cdef PyObject* p
+        if Py_TYPE(o) == self.type:
+            p = (<PyObject**>((<char*><PyObject*>o) + self.offsets[i]))[0]
+            if p is not NULL:
+                return <object>p
+        return getattr(o, self.names[i])
+
+    cdef inline int set(self, o, int i, value) except -1:
+        cdef PyObject** slot
+        cdef PyObject* old
+        if Py_TYPE(o) == self.type:
+            slot = <PyObject**>((<char*><PyObject*>o) + self.offsets[i])
+            old = slot[0]
+            Py_INCREF(value)
+            slot[0] = <PyObject*>value
+            Py_XDECREF(old)
+            return 0
+        setattr(o, self.names[i], value)
+        return 0
+
+
+# The episode's fields this module reads or writes, by index.
+cdef enum:
+    E_STATUS, E_STEPS, E_STEP_LIMIT, E_TOUCHED, E_CLOCK, E_WORLD, E_FAULT_PROFILE, E_SANDBOX, E_STORE, \
+        E_LAST_RESULTS, E_CALLS, E_WRITE_STEPS, E_TOOL_ERRORS, E_TRACKER, E_ARGS_CAP, E_NBYTES, E_METER, \
+        E_TRACE, E_DIGEST, E_USER, E_ID_TAIL, E_ID, E_PROJECT
+cdef Layout _EP = Layout((
+    "status", "steps", "step_limit", "touched", "clock", "world", "fault_profile", "sandbox", "store",
+    "last_results", "calls", "write_steps", "tool_errors", "tracker", "args_cap", "nbytes", "meter",
+    "trace", "digest", "user", "id_tail", "id", "project"))
+cdef Layout _TRACE = Layout(("rows",))
+cdef enum:
+    C_EPISODE_ID, C_TOOL, C_ARGUMENTS, C_DRY_RUN
+cdef Layout _CALL = Layout(("episode_id", "tool", "arguments", "dry_run"))
 
 cdef object _orjson_dumps = orjson.dumps
 cdef object _Raw = msgspec.Raw
@@ -48,10 +149,19 @@ cdef object _ASK_USER = "ask_user"
 cdef object _LOG = None
 
 
-def bind(reads, api_error, ask_user, log):
-    """See the twin."""
+def bind(reads, api_error, ask_user, log, episode=None, trace=None, call=None):
+    """See the twin. ``episode``, ``trace``, ``call``: the classes whose
+    slots this module reads directly (any other object works too, slower)."""
     global _READS, _API_ERROR, _ASK_USER, _LOG
     _READS, _API_ERROR, _ASK_USER, _LOG = reads, api_error, ask_user, log
+    _EP.bind(episode)
+    _TRACE.bind(trace)
+    _CALL.bind(call)
+
+
+def direct() -> tuple:
+    """The names of the classes whose slots are read directly (the rest: generic lookups)."""
+    return tuple(layout.cls.__name__ for layout in (_EP, _TRACE, _CALL) if layout.cls is not None)
 
 
 cpdef bytes args_json(arguments):
@@ -74,16 +184,19 @@ cdef list _answer(ep, tool_name, args_json, bint* ok_out):
     cdef Py_ssize_t n, size, cap
     cdef bint ok, mutated = False, schema_valid = False, shared = False, unknown
     cdef object payload = None, payload_json = None, reactions = None, fault = None
-    cdef object head_ok, head_error, hit, tracker, signals_json, reactions_json, last, at_json, at
+    cdef object head_ok, head_error, hit, tracker, signals_json, reactions_json, last, at_json, at, steps
     cdef dict last_results
     cdef list out
-    if ep.status != _OPEN or ep.steps >= ep.step_limit:
+    cdef Layout E = _EP
+    steps = E.get(ep, E_STEPS)
+    if E.get(ep, E_STATUS) != _OPEN or steps >= E.get(ep, E_STEP_LIMIT):
         ep.check_open()  # raises, saying which
-    ep.touched = _monotonic()
-    n = ep.steps + 1
-    ep.steps = n
-    at = ep.clock[n]
-    world = ep.world
+    E.set(ep, E_TOUCHED, _monotonic())
+    n = steps + 1
+    steps = n
+    E.set(ep, E_STEPS, steps)
+    at = E.get(ep, E_CLOCK)[n]
+    world = E.get(ep, E_WORLD)
     tool = world.tools_by_name.get(tool_name)
     unknown = tool is None
     if unknown:
@@ -94,9 +207,10 @@ cdef list _answer(ep, tool_name, args_json, bint* ok_out):
     else:
         head_ok = tool.head_ok
         head_error = tool.head_error
-        if tool.pure and ep.fault_profile is None and not ep.sandbox and _READS.enabled \
+        if tool.pure and E.get(ep, E_FAULT_PROFILE) is None and not E.get(ep, E_SANDBOX) and _READS.enabled \
                 and tool.name not in world.reactions_by_tool:
-            hit = None if tool.writes else _READS.get((ep.store.identity_of(tool.reads), tool_name, args_json))
+            hit = None if tool.writes else _READS.get((E.get(ep, E_STORE).identity_of(tool.reads), tool_name,
+                                                       args_json))
             if hit is not None:
                 ok_, payload_json = hit
                 ok = ok_
@@ -115,31 +229,31 @@ cdef list _answer(ep, tool_name, args_json, bint* ok_out):
             ok = False
             payload_json = _NOT_JSON
     if not shared:
-        last_results = ep.last_results
+        last_results = E.get(ep, E_LAST_RESULTS)
         last = last_results.get(tool_name)
         if last is not None and last == payload_json:
             payload_json = last
         else:
             last_results[tool_name] = payload_json
     reactions_json = _dumps(reactions) if reactions else None
-    ep.calls.append((tool_name, ok, mutated))
+    E.get(ep, E_CALLS).append((tool_name, ok, mutated))
     if mutated:
-        ep.write_steps += 1
+        E.set(ep, E_WRITE_STEPS, E.get(ep, E_WRITE_STEPS) + 1)
     if not ok:
-        ep.tool_errors += 1
+        E.set(ep, E_TOOL_ERRORS, E.get(ep, E_TOOL_ERRORS) + 1)
     signals_json = None
-    tracker = ep.tracker
+    tracker = E.get(ep, E_TRACKER)
     if tracker is not None:
         signals_json = tracker.after_step_json(ep, schema_valid, mutated, fault, (args_json, ok, payload_json))
-    cap = ep.args_cap
-    if len(args_json) > cap or (unknown and (tool_name != _ASK_USER or ep.user is None)):
+    cap = E.get(ep, E_ARGS_CAP)
+    if len(args_json) > cap or (unknown and (tool_name != _ASK_USER or E.get(ep, E_USER) is None)):
         args_json = _unrecorded(args_json, unknown, cap)
     size = len(args_json) + len(payload_json) + 120
-    ep.nbytes += size
-    meter = ep.meter
+    E.set(ep, E_NBYTES, E.get(ep, E_NBYTES) + size)
+    meter = E.get(ep, E_METER)
     meter[0] += size
-    ep.trace.rows.append((n, at, tool_name, args_json, ok, payload_json, mutated, ep.digest,
-                          reactions_json, signals_json, fault))
+    _TRACE.get(E.get(ep, E_TRACE), 0).append((steps, at, tool_name, args_json, ok, payload_json, mutated,
+                                              E.get(ep, E_DIGEST), reactions_json, signals_json, fault))
     at_json = _AT_JSON.get(at)
     if at_json is None:
         at_json = b',"at":"%b"' % at.encode()
@@ -164,15 +278,16 @@ cdef bytes _unrecorded(args_json, bint unknown_tool, Py_ssize_t cap):
     return _dumps({"unrecorded_arguments": {"bytes": len(args_json), "why": why}})
 
 
-cdef inline void _book(tally, journal, ep, tool_name, raw, list pieces, bint ok) except *:
+cdef inline int _book(tally_steps, tally, journal, ep, tool_name, raw, list pieces, bint ok) except -1:
     """The tally and the action log's record (see the twin)."""
-    steps = tally.steps
-    name = ep.world.name
-    steps[name] += 1
+    cdef Layout E = _EP
+    tally_steps[E.get(ep, E_WORLD).name] += 1
     if not ok:
         tally.refused(pieces[2])
     if journal is not None:
-        journal.append(("s", ep.id, tool_name, raw if type(raw) is _Raw else _Raw(raw), ep.steps, ep.digest))
+        journal.append(("s", E.get(ep, E_ID), tool_name, raw if type(raw) is _Raw else _Raw(raw),
+                        E.get(ep, E_STEPS), E.get(ep, E_DIGEST)))
+    return 0
 
 
 def step(engine, ep, tool_name, args_json):
@@ -181,7 +296,8 @@ def step(engine, ep, tool_name, args_json):
     if engine.meter[0] > engine.settings.max_live_bytes:
         raise engine._over_budget()
     pieces = _answer(ep, tool_name, args_json, &ok)
-    _book(engine.tally, engine.journal, ep, tool_name, args_json, pieces, ok)
+    tally = engine.tally
+    _book(tally.steps, tally, engine.journal, ep, tool_name, args_json, pieces, ok)
     return pieces
 
 
@@ -192,8 +308,10 @@ def batch(engine, calls, list parts, project):
     cdef dict episodes = engine.episodes
     cdef list meter = engine.meter
     cdef list pieces
+    cdef Layout E = _EP, C = _CALL
     budget = engine.settings.max_live_bytes
     tally = engine.tally
+    tally_steps = tally.steps
     journal = engine.journal
     for call in calls:
         if first:
@@ -204,14 +322,15 @@ def batch(engine, calls, list parts, project):
             slot = call.slot()
             parts.append(_orjson_dumps({"episode_id": slot.pop("episode_id", None), "ok": False, "error": slot}))
             continue
-        ep = episodes.get(call.episode_id)
+        episode_id = C.get(call, C_EPISODE_ID)
+        ep = episodes.get(episode_id)
         try:
-            if ep is None or (project is not None and ep.project != project):
-                ep = engine.get(call.episode_id, project)
-            if call.dry_run:
+            if ep is None or (project is not None and E.get(ep, E_PROJECT) != project):
+                ep = engine.get(episode_id, project)
+            if C.get(call, C_DRY_RUN):
                 parts.append(engine._dry_run(ep, call))
             else:
-                raw = call.arguments
+                raw = C.get(call, C_ARGUMENTS)
                 if type(raw) is _Raw:
                     args = bytes(raw)
                 else:
@@ -219,10 +338,10 @@ def batch(engine, calls, list parts, project):
                     raw = _Raw(args)
                 if meter[0] > budget:
                     raise engine._over_budget()
-                tool_name = call.tool
+                tool_name = C.get(call, C_TOOL)
                 pieces = _answer(ep, tool_name, args, &ok)
                 parts.extend(pieces)
-                parts.append(ep.id_tail)
-                _book(tally, journal, ep, tool_name, raw, pieces, ok)
+                parts.append(E.get(ep, E_ID_TAIL))
+                _book(tally_steps, tally, journal, ep, tool_name, raw, pieces, ok)
         except _API_ERROR as e:
-            parts.append(_orjson_dumps({"episode_id": call.episode_id, "ok": False, "error": e.slot()}))
+            parts.append(_orjson_dumps({"episode_id": episode_id, "ok": False, "error": e.slot()}))

@@ -52,10 +52,12 @@ _ASK_USER = "ask_user"
 _LOG = None  # the engine's logger
 
 
-def bind(reads, api_error, ask_user: str, log) -> None:
+def bind(reads, api_error, ask_user: str, log, episode=None, trace=None, call=None) -> None:
     """Hand the core what is the runtime's: the read cache, the class of the
     errors a call may raise (answered in its own slot of a batch), the name
-    of the ask-user tool and the logger a world's bug is reported to."""
+    of the ask-user tool and the logger a world's bug is reported to.
+    ``episode``, ``trace``, ``call``: the classes of those objects, whose
+    slots the compiled twin reads directly (this one reads attributes)."""
     global _READS, _API_ERROR, _ASK_USER, _LOG
     _READS, _API_ERROR, _ASK_USER, _LOG = reads, api_error, ask_user, log
 

@@ -18,7 +18,7 @@ import msgspec
 import orjson
 from sw_core_ext import calls as _calls
 
-from .. import errors
+from .. import errors, schemas
 from ..worlds.tool import Context, ReadContext, Refused, capped
 from . import faults, sandbox
 from .read_cache import READS as _READS, SHARED
@@ -50,16 +50,6 @@ def _loads_lenient(data: bytes):
 
 
 log = logging.getLogger("sandworld.engine")
-
-
-def bind_core() -> None:
-    """Hand the core's bookkeeping (sw_core_ext.calls) what it needs of the
-    runtime: this module's read cache, the API errors, ask_user's name, the
-    logger. Again after swapping ``_READS`` (the tests do)."""
-    _calls.bind(_READS, errors.ApiError, ASK_USER, log)
-
-
-bind_core()
 
 OPEN, SUBMITTING, SUBMITTED = "open", "submitting", "submitted"
 # How an episode ended: a submit, or the server ending it (endings.py).
@@ -313,3 +303,14 @@ def decode_args(tool, arguments):
         return msgspec.convert(arguments, tool.params), None
     except msgspec.ValidationError as e:
         return None, {"code": "invalid_arguments", "message": f"invalid arguments for {tool.name}: {e}"}
+
+
+def bind_core() -> None:
+    """Hand the core's bookkeeping (sw_core_ext.calls) what it needs of the
+    runtime: this module's read cache, the API errors, ask_user's name, the
+    logger, and the classes whose slots it reads (an episode, its trace, a
+    batch's call). Again after swapping ``_READS`` (the tests do)."""
+    _calls.bind(_READS, errors.ApiError, ASK_USER, log, Episode, Trace, schemas.Call)
+
+
+bind_core()

@@ -23,6 +23,7 @@ from sw_runtime.engine import episode as episode_module
 from sw_runtime.engine.engine import Engine
 from sw_runtime.engine.episode import Episode
 from sw_runtime.engine.read_cache import ReadCache
+from sw_runtime.engine.trace import Trace
 from sw_runtime.engine.users import ASK_USER
 from sw_runtime.worlds import registry
 from sw_runtime.worlds.tool import Refused
@@ -43,7 +44,7 @@ def _use(monkeypatch, impl) -> None:
     """Run every call through ``impl``, with a read cache of its own."""
     cache = ReadCache()
     monkeypatch.setattr(episode_module, "_READS", cache)
-    impl.bind(cache, errors.ApiError, ASK_USER, episode_module.log)
+    impl.bind(cache, errors.ApiError, ASK_USER, episode_module.log, Episode, Trace, schemas.Call)
     monkeypatch.setattr(Episode, "answer", impl.answer)
     monkeypatch.setattr(engine_module, "_calls", impl)
     monkeypatch.setattr(engine_module, "_args_json", impl.args_json)
@@ -175,6 +176,12 @@ def test_the_compiled_bookkeeping_and_its_twin_leave_the_same_things_behind(monk
     rows = [row for ep in python["episodes"] for row in ep[7]]
     assert any(b"unrecorded_arguments" in row[3] for row in rows)
     assert any(row[9] is not None for row in rows) and any(row[10] is not None for row in rows)
+
+
+def test_the_compiled_bookkeeping_reads_the_episode_trace_and_call_slots_directly():
+    # A field that stops being a plain slot (a property, a dict attribute) would
+    # quietly make every call take generic lookups: still right, but slower.
+    assert importlib.import_module(IMPLEMENTATIONS["cython"]).direct() == ("Episode", "Trace", "Call")
 
 
 def test_the_core_opens_steps_on_the_status_the_engine_calls_open():
