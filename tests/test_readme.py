@@ -44,6 +44,15 @@ def test_readme_opens_with_the_two_commands():
     assert [line.split()[0] for line in first.strip().splitlines()] == ["./scripts/serve", "./scripts/test"]
 
 
+def test_readme_names_a_smoke_subset_and_how_to_pick_a_port():
+    text = " ".join((ROOT / "README.md").read_text().split())
+    smoke = re.search(r"a smoke run of about a minute is `\./scripts/test ((?:tests/\S+ )+)-x -q`", text)
+    assert smoke, "the README names no smoke subset of ./scripts/test"
+    assert all((ROOT / path).is_file() for path in smoke.group(1).split()), smoke.group(1)
+    port = re.search(r"`\./scripts/serve --port (\d+)` serves on another", text)
+    assert port and f"`API=http://127.0.0.1:{port.group(1)}/api/v1`" in text
+
+
 def test_readme_tour_runs_as_written():
     tour = bash_blocks(ROOT / "README.md")[1]
     assert "http://127.0.0.1:8787/api/v1" in tour
