@@ -49,6 +49,12 @@ def test_the_documented_openenv_install_is_two_pip_commands():
                         ["pip", "install", "--no-deps", "openenv-core==0.3.0"]]
 
 
+def test_the_facades_image_installs_as_documented():
+    dockerfile = (ROOT / "clients/python/sandworld/integrations/openenv/Dockerfile").read_text()
+    assert "pip install --no-cache-dir './clients/python[openenv]'" in dockerfile
+    assert 'pip install --no-cache-dir --no-deps "openenv-core==0.3.0"' in dockerfile
+
+
 def test_the_openenv_extra_resolves_beside_the_server_without_gradio(tmp_path):
     report = tmp_path / "report.json"
     # the extra together with the server (its mcp<2 pin), as one resolve
