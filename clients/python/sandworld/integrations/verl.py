@@ -10,7 +10,13 @@ description, and the constraints verl's model drops (``minimum``,
 ``sandworld_agent``: it creates the episode when a sample starts, runs the
 multi-turn tool loop against it (Hermes ``<tool_call>`` JSON, as verl's own
 tool agent loop parses it), and submits at the end, returning the score as
-``reward_score``. One episode per sample, not a tool instance per call. verl
+``reward_score``. One episode per sample, not a tool instance per call. It
+follows verl 0.9.1's ``ToolAgentLoop`` (the ``verl`` extra pins
+``verl>=0.9.1,<0.10``: earlier releases lack the Continuous Token helpers it
+calls): ``response_logprobs``, tool messages cut to
+``max_tool_response_length``, ``extra_fields`` with ``tool_rewards`` (each
+call's ``progress_delta`` when the row asks for signals). The samples share an
+``AsyncStepBatcher``, so their steps go out together as ``/batch``. verl
 itself imports torch, so the class is built on first access::
 
     from sandworld.integrations.verl import SandworldAgentLoop  # imports verl
