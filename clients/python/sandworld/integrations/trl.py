@@ -50,7 +50,7 @@ from .parse import result_text
 PROMPT = ("Use the tools to complete the task below, following the policy. When you are done, reply with your "
           "final answer and call no tool.")
 _SCALARS = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict, "null": type(None)}
-_RESERVED = {"reset", "close", "get_reward", "environment", "base_url", "max_result_chars"}
+_RESERVED = {"reset", "close", "aclose", "get_reward", "environment", "base_url", "max_result_chars"}
 
 _CLOSED = '{"ok":false,"error":{"code":"episode_closed","message":"the episode was submitted"}}'
 _DOC_HEADERS = re.compile(r"\b(Args|Returns|Raises):")  # get_json_schema splits the docstring at these
