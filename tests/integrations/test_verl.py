@@ -230,3 +230,32 @@ def test_concurrent_samples_share_batch_requests(api, loop_cls):
     assert [o.reward_score for o in outs] == [1.0] * 8
     batcher = loop_cls._batcher
     assert batcher.calls == 8 * len(setup.solution) and batcher.requests <= 2 * len(setup.solution)
+
+
+@pytest.mark.parametrize("window", [0, 0.002], ids=["per step", "batched"])
+def test_a_sample_that_uses_up_the_step_limit_is_submitted_not_crashed(monkeypatch, window):
+    # verl's ToolAgentLoop turns a tool's failure into text and goes on; a Sandworld episode past its
+    # step limit takes no more calls, so the loop ends the sample there and submits it.
+    from sandworld.local import local_server
+
+    import sandworld.integrations.verl as module
+
+    if verl_source.verl_root() is None:
+        pytest.skip("verl is not installed")
+    verl_source.verl_agent_loop(monkeypatch)
+    tokenizer = verl_source.byte_tokenizer()
+    with local_server("--step-limit", "2") as url:
+        monkeypatch.setenv("SANDWORLD_API_URL", url)
+        cls = module._build_agent_loop()
+
+        async def rollout():
+            setup, turns = await _script(url)
+            loop = _make(cls, _Server(tokenizer, turns), tokenizer)
+            out = await loop.run({"temperature": 1.0}, raw_prompt=[], extra_info={
+                "environment": "coinpurse", "task_id": "cp-04", "seed": 1, "batch_window": window})
+            return await _closed(cls, (out, setup))
+
+        out, setup = asyncio.run(rollout())
+        episode = httpx.get(f"{url}/episodes/{out.extra_fields['episode_id']}").json()
+    assert len(setup.solution) > 2 and episode["steps"] == 2 and episode["evaluation"] is not None
+    assert out.reward_score == episode["evaluation"]["score"] < 1.0

@@ -26,6 +26,7 @@ Its episode logic is ``VerlEpisode``, which needs no verl.
 
 from __future__ import annotations
 
+from .. import errors
 from ..client import AsyncSandworldClient
 from ..coalesce import AsyncStepBatcher
 from ..env import AsyncSandworldEnv
@@ -73,6 +74,7 @@ class VerlEpisode:
         self.batcher = batcher
         self.observation = None
         self.tool_rewards: list = []
+        self.out_of_steps = False
 
     async def start(self, task_id: str | None = None, seed: int | None = None, **create) -> dict:
         """Create the episode (``create``: the row's episode options); return its observation."""
@@ -91,11 +93,23 @@ class VerlEpisode:
         (empty when the turn called no tool: the answer is final)."""
         calls = parse_tool_calls(text)
         if self.batcher is not None:
-            results = await self.batcher.step_many([(self.env, name, arguments) for name, arguments in calls])
+            results = await self.batcher.step_many([(self.env, name, arguments) for name, arguments in calls],
+                                                   return_exceptions=True)
         else:
-            results = [await self.env.step(name, arguments) for name, arguments in calls]
+            results = []
+            for name, arguments in calls:
+                try:
+                    results.append(await self.env.step(name, arguments))
+                except errors.StepLimit as e:
+                    results.append(e)
+                    break
         out = []
         for (name, _), result in zip(calls, results):
+            if isinstance(result, errors.StepLimit):
+                self.out_of_steps = True  # the episode takes no more calls: the loop submits it
+                break
+            if isinstance(result, BaseException):
+                raise result
             signals = result.get("signals")
             if signals is not None:
                 self.tool_rewards.append(float(signals.get("progress_delta") or 0.0))
@@ -186,8 +200,8 @@ def _build_agent_loop():
                 if len(response_mask) >= limit or assistant_turns >= max_turns:
                     break
                 tool_messages = await episode.act(text)
-                if not tool_messages:
-                    break  # no tool call: this turn is the answer
+                if not tool_messages or episode.out_of_steps:
+                    break  # no tool call: this turn is the answer (or the episode's steps are used up)
                 for message in tool_messages:
                     message["content"] = _cut(message["content"], most, side)
                 previous = list(messages)
