@@ -134,3 +134,20 @@ def test_envs_stepping_in_skyrls_worker_pool_share_batch_requests(api):
     assert rewards == [1.0] * 16 and calls == 16 * len(setup.solution)
     assert requests <= len(setup.solution) * 3, (requests, calls)
     print(f"{calls} steps in {requests} requests")
+
+
+def test_the_step_limit_ends_the_episode_with_its_score_batched_or_not():
+    from sandworld.local import local_server
+
+    with local_server("--step-limit", "2") as url:
+        register_worlds(base_url=url, worlds=["coinpurse"])
+        for window in (0, 0.002):
+            env = skyrl_gym.make("sandworld/coinpurse", env_config={"base_url": url, "batch_window": window},
+                                 extras={"task_id": "cp-04", "seed": 1})
+            env.init([])
+            setup = reference("coinpurse", env.env.observation)
+            calls = "".join(hermes(tool, arguments) for tool, arguments in setup.solution)  # one turn, 3 calls
+            out = env.step(calls)
+            assert out["done"] and len(out["observations"]) == 2, window
+            assert out["reward"] == out["metadata"]["evaluation"]["score"] < 1.0
+            env.close()
