@@ -40,11 +40,13 @@ def _core_bound_again():
     episode_module.bind_core()
 
 
-def _use(monkeypatch, impl) -> None:
-    """Run every call through ``impl``, with a read cache of its own."""
+def _use(monkeypatch, impl, direct: bool = True) -> None:
+    """Run every call through ``impl``, with a read cache of its own;
+    ``direct``: reading the episode's, trace's and call's slots directly."""
     cache = ReadCache()
     monkeypatch.setattr(episode_module, "_READS", cache)
-    impl.bind(cache, errors.ApiError, ASK_USER, episode_module.log, Episode, Trace, schemas.Call)
+    classes = (Episode, Trace, schemas.Call) if direct else ()
+    impl.bind(cache, errors.ApiError, ASK_USER, episode_module.log, *classes)
     monkeypatch.setattr(Episode, "answer", impl.answer)
     monkeypatch.setattr(engine_module, "_calls", impl)
     monkeypatch.setattr(engine_module, "_args_json", impl.args_json)
@@ -151,17 +153,20 @@ def _workload() -> dict:
 
 def test_the_compiled_bookkeeping_and_its_twin_leave_the_same_things_behind(monkeypatch):
     runs = {}
-    for name, module in IMPLEMENTATIONS.items():
+    for name, module, direct in (("cython", IMPLEMENTATIONS["cython"], True), ("python", IMPLEMENTATIONS["python"], True),
+                                 ("cython, generic lookups", IMPLEMENTATIONS["cython"], False)):
         impl = importlib.import_module(module)  # the compiled one unbuilt: an error, not a skip
-        _use(monkeypatch, impl)
+        _use(monkeypatch, impl, direct)
         runs[name] = _workload()
         monkeypatch.undo()
-    cython, python = runs["cython"], runs["python"]
-    assert cython["answers"] == python["answers"]
-    for a, b in zip(cython["episodes"], python["episodes"]):
-        assert a == b, a[0]
-    assert cython["meter"] == python["meter"] and cython["tally"] == python["tally"]
-    assert cython["journal"] == python["journal"]
+    python = runs["python"]
+    for name in ("cython", "cython, generic lookups"):
+        cython = runs[name]
+        assert cython["answers"] == python["answers"], name
+        for a, b in zip(cython["episodes"], python["episodes"]):
+            assert a == b, (name, a[0])
+        assert cython["meter"] == python["meter"] and cython["tally"] == python["tally"], name
+        assert cython["journal"] == python["journal"], name
     # ...and the workload reached what it meant to.
     odd = orjson.loads(python["answers"][-8])["results"]
     codes = [r.get("error", {}).get("code") for r in odd]
@@ -181,7 +186,9 @@ def test_the_compiled_bookkeeping_and_its_twin_leave_the_same_things_behind(monk
 def test_the_compiled_bookkeeping_reads_the_episode_trace_and_call_slots_directly():
     # A field that stops being a plain slot (a property, a dict attribute) would
     # quietly make every call take generic lookups: still right, but slower.
-    assert importlib.import_module(IMPLEMENTATIONS["cython"]).direct() == ("Episode", "Trace", "Call")
+    compiled = importlib.import_module(IMPLEMENTATIONS["cython"])
+    compiled.bind(episode_module._READS, errors.ApiError, ASK_USER, episode_module.log, Episode, Trace, schemas.Call)
+    assert compiled.direct() == ("Episode", "Trace", "Call")
 
 
 def test_the_core_opens_steps_on_the_status_the_engine_calls_open():
