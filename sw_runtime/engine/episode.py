@@ -2,8 +2,8 @@
 
 Nothing here knows about HTTP. ``answer`` runs one tool call and returns the
 step's answer as JSON bytes (the hot path: arguments decoded straight into
-the tool's params struct, the result encoded once); ``call`` is the same as a
-dict. Refusals and bad arguments are ``ok: false`` results, never exceptions.
+the tool's params struct, the result encoded once; the step's bookkeeping is
+the core's, ``sw_core_ext.calls``); ``call`` is the same as a dict. Refusals and bad arguments are ``ok: false`` results, never exceptions.
 Calls to tools declared ``pure`` go through the read cache (read_cache.py).
 Conditions that stop a call before it runs (a closed episode, the step
 limit) raise ``ApiError``s.
