@@ -85,7 +85,7 @@ class Cluster:
         if replicas < 1:
             raise ValueError("replicas must be at least 1")
         ray = require_ray()
-        owns_ray = connect(address, NAMESPACE)
+        owns_ray = connect(address, NAMESPACE, host)
         settings = settings or Settings.from_env()
         # The shards run in Ray's worker processes, whose working folder is not this one:
         # a relative data folder (keys, webhooks) means the folder as seen from here.

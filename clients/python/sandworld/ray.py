@@ -79,7 +79,8 @@ def join(address: str = "auto", **init_options) -> None:
     An embedded Ray started by ``sandworld serve`` admits only processes that
     hold its token (``~/.ray/auth_token`` on that machine), so token
     authentication is switched on here when that file exists, unless
-    ``RAY_AUTH_MODE`` says otherwise.
+    ``RAY_AUTH_MODE`` says otherwise. One served on loopback listens on
+    loopback only, and is reached so (``one_machine``).
     """
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves this machine
     ray = _ray()
@@ -87,8 +88,44 @@ def join(address: str = "auto", **init_options) -> None:
         return
     if "RAY_AUTH_MODE" not in os.environ:
         _use_token_if_any()
+    if _on_loopback(address):
+        one_machine()
     init_options.setdefault("logging_level", "WARNING")
     ray.init(address=address, **init_options)
+
+
+# Ray's switch for a cluster of one machine, read when ``ray`` is imported.
+# On (Linux's default), Ray swaps a loopback address for the machine's
+# network address, both for its node and for an address it is asked to join.
+ONE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def one_machine() -> None:
+    """Switch this process's Ray to one machine: a Ray started here takes
+    loopback as its node's address, and its servers then listen on loopback
+    only; an address on loopback is joined as given. (Children started after
+    this inherit the switch.)"""
+    import sys
+
+    os.environ[ONE_MACHINE] = "0"
+    constants = sys.modules.get("ray._private.ray_constants")
+    if constants is not None:  # Ray is imported: it has read the switch already
+        constants.ENABLE_RAY_CLUSTER = False
+
+
+def _on_loopback(address: str) -> bool:
+    """Whether ``address`` (``auto``: the Ray this machine last started) is on loopback."""
+    if address == "auto":
+        try:  # where ``ray.init(address="auto")`` looks (kept private by Ray, so guarded)
+            from ray._private.services import get_ray_address_from_environment
+
+            address = get_ray_address_from_environment("auto", None)
+        except Exception:
+            return False
+    if not isinstance(address, str) or "://" in address:  # ray://: Ray's client server, reached as given
+        return False
+    return address.rpartition(":")[0].strip("[]") in _LOOPBACK
 
 
 def _use_token_if_any() -> None:
