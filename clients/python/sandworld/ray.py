@@ -36,7 +36,7 @@ import time
 import msgspec
 import orjson
 
-from . import errors
+from . import errors, ray_shared
 from .client import environment_name
 from .routing import keyed_index, shard_of
 from .transport import Retry
@@ -55,11 +55,12 @@ class _Results(msgspec.Struct):
     results: list[msgspec.Raw]
 
 
-class _Id(msgspec.Struct):
+# gc=False: a thousand of these per batch, never in a cycle; the collector need not track them.
+class _Id(msgspec.Struct, gc=False):
     episode_id: str | None = None
 
 
-class _Ids(msgspec.Struct):
+class _Ids(msgspec.Struct, gc=False):
     calls: list[_Id]
 
 
@@ -175,6 +176,9 @@ class RayShards:
                 f"no shards of a cluster named {name!r} on this Ray (actors {name}-shard-0… in namespace "
                 f"{NAMESPACE!r}): start one with `sandworld serve --replicas N`", code="no_cluster")
         self._turn = 0
+        # Shared-memory blocks for batches to shards on this machine; the shards found on another.
+        self._blocks = ray_shared.Blocks() if ray_shared.available() else None
+        self._inline: set = set()
 
     def __len__(self) -> int:
         return len(self.actors)
@@ -203,8 +207,8 @@ class RayShards:
         by_shard = self._split(ids or ())
         if len(by_shard) <= 1:  # the whole batch lives on one shard: its bytes go as they are
             shard = next(iter(by_shard), 0)
-            out = await self._call(shard, "batch", body if raw else orjson.dumps({"calls": calls}))
-            return out if raw else orjson.loads(out)
+            return await self._batch(shard, body if raw else orjson.dumps({"calls": calls}),
+                                     bytes if raw else orjson.loads)
         if raw:
             calls = _read_raw(body).calls
             encode = b",".join
@@ -212,12 +216,12 @@ class RayShards:
                      for shard, idx in by_shard.items()]
         else:
             parts = [(shard, idx, orjson.dumps({"calls": [calls[i] for i in idx]})) for shard, idx in by_shard.items()]
-        answers = await asyncio.gather(*(self._call(shard, "batch", part) for shard, _, part in parts))
+        answers = await asyncio.gather(*(self._batch(shard, part, _results) for shard, _, part in parts))
         slots: list = [None] * len(ids)
         for (_, idx, _), answer in zip(parts, answers):
-            for i, slot in zip(idx, _read_results(answer).results):
+            for i, slot in zip(idx, answer):
                 slots[i] = slot
-        out = b'{"results":[' + b",".join(bytes(s) for s in slots) + b"]}"
+        out = b'{"results":[' + b",".join(slots) + b"]}"
         return out if raw else orjson.loads(out)
 
     def create(self, environment: str, body=None, *, shard: int | None = None, key: str | None = None):
@@ -238,7 +242,7 @@ class RayShards:
             self._turn += 1
         raw, data = _encode(body)
         out = await self._call(shard, "create", environment_name(environment), data, key)
-        return out if raw else orjson.loads(out)
+        return bytes(out) if raw else orjson.loads(out)
 
     def submit(self, episode_id: str, body=None, *, key: str | None = None):
         """``POST /episodes/{episode_id}/submit`` (``body``: ``{"output": ...}`` or nothing)."""
@@ -247,7 +251,7 @@ class RayShards:
     async def submit_async(self, episode_id: str, body=None, *, key: str | None = None):
         raw, data = _encode(body)
         out = await self._call(self._shard(episode_id), "submit", episode_id, data, key)
-        return out if raw else orjson.loads(out)
+        return bytes(out) if raw else orjson.loads(out)
 
     # -- calling an actor ----------------------------------------------------------------
 
@@ -255,7 +259,12 @@ class RayShards:
         """``{shard: [call index, ...]}``; a call whose id names no shard of this cluster goes
         to shard 0, which answers it as HTTP would. Ids are grouped by their ``ep_<shard>_``
         head first, so the shard number is parsed once per head, not once per call (this
-        runs in the trainer's process for every batch)."""
+        runs in the trainer's process for every batch); a batch whose ids all share
+        the first one's head (a client's batch for one shard) is seen as such at once."""
+        one = _one_head(ids)
+        if one is not None:
+            shard = shard_of(one)
+            return {shard if shard is not None and shard < len(self.actors) else 0: list(range(len(ids)))}
         heads: dict = {}
         for i, eid in enumerate(ids):
             head = eid[:eid.find("_", eid.find("_") + 1) + 1] if isinstance(eid, str) else None
@@ -280,9 +289,43 @@ class RayShards:
                                   f"({len(self.actors)} shards)", status=404)
         return shard
 
-    async def _call(self, shard: int, method: str, *args) -> bytes:
-        """One actor call: its answer's bytes, or its error raised. A call to a
-        dead or restarting shard is tried again, with backoff."""
+    async def _batch(self, shard: int, body: bytes, use):
+        """``use(answer)`` of one shard's batch, the answer read where it lies: in a
+        block of shared memory lent for the call when the shard is on this machine
+        (``sandworld.ray_shared``), else in Ray's reply."""
+        blocks = self._blocks
+        if blocks is None or shard in self._inline or not hasattr(self.actors[shard], "batch_shared"):
+            return use(await self._call(shard, "batch", body))
+        block = blocks.lend()
+        size = block.put(body)
+        if size is None:  # larger than a block
+            blocks.take_back(block)
+            return use(await self._call(shard, "batch", body))
+        answered = []
+
+        def read(out):
+            answered.append(True)
+            return block.answer(out)
+
+        try:
+            out = await self._call(shard, "batch_shared", block.where, block.token, size,
+                                   prepare=lambda: block.put(body), read=read)
+            if out is None:  # the shard cannot reach this process's memory: another machine
+                self._inline.add(shard)
+                return use(await self._call(shard, "batch", body))
+            return use(out)
+        finally:
+            if answered:
+                blocks.take_back(block)
+            else:  # no answer came (timed out, cancelled, the shard lost): it may yet write there
+                block.close()
+
+    async def _call(self, shard: int, method: str, *args, prepare=None, read=None):
+        """One actor call: its answer's bytes (a view of them where Ray received
+        them, not a copy: see ``ShardServer``), or its error raised. A call to a
+        dead or restarting shard is tried again, with backoff. ``prepare()`` runs
+        before each attempt; ``read(out)`` turns an answer into its bytes (None:
+        the call could not be made so, and its caller makes another)."""
         ray = _ray()
         gone = (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError)
         deadline = time.monotonic() + self.timeout
@@ -290,6 +333,8 @@ class RayShards:
         while True:
             attempt += 1
             try:
+                if prepare is not None:
+                    prepare()  # a shard that died mid-call may have written over the request
                 ref = getattr(self.actors[shard], method).remote(*args)
                 status, out = await asyncio.wait_for(ref, max(0.0, deadline - time.monotonic()))
             except gone as e:
@@ -303,6 +348,12 @@ class RayShards:
             except asyncio.TimeoutError:
                 raise errors.RequestTimeout(f"shard {shard} did not answer {method} within {self.timeout:g} s",
                                             maybe_applied=True, attempts=attempt) from None
+            if read is not None:
+                out = read(out)
+                if out is None:
+                    return None
+            elif not isinstance(out, bytes):  # an out-of-band buffer: read in place
+                out = memoryview(out)
             if status >= 400:
                 raise errors.from_envelope(status, orjson.loads(out), attempts=attempt)
             return out
@@ -315,6 +366,22 @@ class RayShards:
         coro.close()
         raise errors.SandworldError("inside a running event loop, await the *_async method instead",
                                     code="use_async")
+
+
+def _results(answer) -> list:
+    """Each result of a ``/batch`` answer, as bytes of its own."""
+    return [bytes(slot) for slot in _read_results(answer).results]
+
+
+def _one_head(ids) -> str | None:
+    """The ``ep_<shard>_`` head every id starts with, or None (no ids, ids of several
+    shards, or one that is not a string)."""
+    try:
+        first = ids[0]
+        head = first[:first.index("_", first.index("_") + 1) + 1]
+        return head if all(eid.startswith(head) for eid in ids) else None
+    except (IndexError, ValueError, AttributeError, TypeError):
+        return None
 
 
 def _encode(body) -> tuple:
