@@ -17,9 +17,18 @@ calls of one shard, as a client's batch is after it is split by shard.
 configurations take turns, ``--rounds`` times, each round starting one
 configuration later, so a busy machine and the shards' growing heaps weigh on
 each alike; each figure is calls answered per second of timed wall time,
-beside the shards' and this process's CPU. Then the ratios the cluster is
-for: 2 actors / 1 actor through HTTP (target >= 1.7), and the Ray handle /
-HTTP at 1 and at 2 actors (target >= 1).
+beside the CPU of the shards, of this process (the caller) and of Ray's own
+processes (GCS, raylet, agents). Then the ratios the cluster is for, each
+with its target and whether it is met:
+
+- HTTP, 2 actors / 1 actor, calls per second (>= 1.7 on a quiet machine);
+- Ray handle / HTTP, calls per shard CPU-second (>= 1), at 1 and 2 actors;
+- Ray handle / HTTP, calls per caller CPU-second: calls per second per core
+  of the calling process (>= 1), at 1 and 2 actors;
+- Ray handle / HTTP wall clock, for information (other processes move it).
+
+The CPU ratios are the ones to compare on a shared machine: both sides of a
+ratio come from the same run, and neither counts other processes' time.
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ For a trainer that already runs on Ray, beside a cluster started with
 Each method takes and returns what the HTTP route does: JSON bytes in, JSON
 bytes out; or a dict (or list of calls) in, a dict out. A batch is split by
 the shard in each episode id, the parts run on their shards at once, and the
-results come back in call order. New episodes go to the shards in turn.
+results come back in call order. New episodes go to the shards in turn. A
+batch for a shard on this machine travels in a block of shared memory the
+handle lends for the call (``sandworld.ray_shared``), not in Ray's reply.
 
 Errors are the client's typed errors (``sandworld.errors``): an error answer
 raises its ``ApiError``, a slot of a batch stays data. A shard that died is
@@ -32,6 +34,7 @@ import asyncio
 import logging
 import os
 import time
+import weakref
 
 import msgspec
 import orjson
@@ -178,6 +181,8 @@ class RayShards:
         self._turn = 0
         # Shared-memory blocks for batches to shards on this machine; the shards found on another.
         self._blocks = ray_shared.Blocks() if ray_shared.available() else None
+        if self._blocks is not None:
+            weakref.finalize(self, self._blocks.close)
         self._inline: set = set()
 
     def __len__(self) -> int:

@@ -80,12 +80,16 @@ class Blocks:
 
     def __init__(self):
         self.free: list = []
+        self.pid = os.getpid()
 
     def lend(self) -> Block:
+        if os.getpid() != self.pid:  # a forked child: the parent's blocks are the parent's to lend
+            self.free, self.pid = [], os.getpid()
         return self.free.pop() if self.free else Block()
 
     def take_back(self, block: Block) -> None:
-        self.free.append(block)
+        if os.getpid() == self.pid:
+            self.free.append(block)
 
     def close(self) -> None:
         while self.free:
