@@ -198,3 +198,12 @@ def test_the_listing_gives_each_tools_alias(http):
     merge = next(t for t in tools if t["name"] == "pulls_merge")
     assert merge["alias"] == "pulls.merge"
     assert set(merge) == {"name", "description", "parameters", "class", "alias"}
+
+
+def test_a_tasks_check_naming_the_alias_counts_calls_by_the_served_name(http):
+    # hd-13's "no-merge" is action_not_called zendesk.tickets.merge, as the task declares it
+    ep = http.post("/environments/helpdesk/episodes", json={"task_id": "hd-13", "seed": 0, "signals": True}).json()
+    answer = http.post(f"/episodes/{ep['episode_id']}/step", json={"tool": "zendesk_tickets_merge", "arguments": {}})
+    assert answer.json()["tool"] == "zendesk_tickets_merge"
+    checks = {c["id"]: c for c in http.post(f"/episodes/{ep['episode_id']}/submit", json={}).json()["checks"]}
+    assert checks["no-merge"]["pass"] is False, checks["no-merge"]
