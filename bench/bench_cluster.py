@@ -235,14 +235,15 @@ def ratios(tallies: dict) -> list:
     for n in (1, 2):
         ray, http = tallies[("Ray", n)], tallies[("HTTP", n)]
         actors = f"{n} actor{'s' if n > 1 else ''}"
-        for what, measure, note in (("per shard CPU-second", "per_shard_cpu", "calls per second of the shards' CPU"),
+        for what, measure, note in (("per shard CPU", "per_shard_cpu", "calls per shard CPU-second"),
                                     ("per caller core", "per_caller_cpu",
                                      "calls per second per CPU-second of the calling process")):
             ratio = _ratio(getattr(ray, measure)(), getattr(http, measure)())
             rows.append(C.row(f"Ray / HTTP {what}, {actors}", ratio, "x", ">= 1",
                               None if ratio is None else ratio >= 1.0, note))
         wall = _ratio(ray.rate(), http.rate())
-        rows.append(C.row(f"Ray / HTTP wall clock, {actors}", wall, "x", note="for information: a busy machine moves it"))
+        rows.append(C.row(f"Ray / HTTP wall, {actors}", wall, "x",
+                          note="for information: a busy machine moves it"))
     return rows
 
 
