@@ -205,6 +205,7 @@ cdef list _answer(ep, tool_name, args_json, bint* ok_out):
         ok = ok_
         schema_valid = sv
     else:
+        tool_name = tool.name  # an alias's call is the served name's (see the twin)
         head_ok = tool.head_ok
         head_error = tool.head_error
         if tool.pure and E.get(ep, E_FAULT_PROFILE) is None and not E.get(ep, E_SANDBOX) and _READS.enabled \

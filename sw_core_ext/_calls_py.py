@@ -99,6 +99,9 @@ def _answer(ep, tool_name: str, args_json: bytes) -> tuple:
         head_ok = head_error = None
         ok, payload, schema_valid = ep._unknown(tool_name, args_json)
     else:
+        # A call by the tool's alias is the call by its served name: the same
+        # answer, trace row, cache keys and digests (worlds/tool.py).
+        tool_name = tool.name
         head_ok, head_error = tool.head_ok, tool.head_error
         if tool.pure and ep.fault_profile is None and not ep.sandbox and _READS.enabled \
                 and tool.name not in world.reactions_by_tool:

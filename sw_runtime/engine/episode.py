@@ -272,7 +272,7 @@ class Episode:
         return ok, payload, False, ()
 
     def tool_names(self) -> list:
-        names = sorted(self.world.tools_by_name)
+        names = self.world.tool_names()
         return names + [ASK_USER] if self.user is not None else names
 
     def tool_definitions(self) -> list:

@@ -113,6 +113,11 @@ def _workload() -> dict:
         _call(user.id, ASK_USER, b'{"nope": 1}'),
         _call(user.id, ASK_USER, b"[1"),
     ]
+    # A call by a tool's alias (its declared dotted name) is the call by its served name.
+    world, alias, tool = next((w, name, t) for w in registry().values() for name, t in w.tools_by_name.items()
+                              if name != t.name and t.pure and not t.writes)
+    aliased = create(world.name, schemas.CreateEpisode(seed=0))
+    odd += [_call(aliased.id, alias), _call(aliased.id, tool.name), _call(aliased.id, alias)]
     answers.append(engine.batch_json(odd))
     answers.append(engine.batch_json(odd, project="someone-else"))
     answers.append(engine.step_json(coin.id, "get_balance", b"{}"))
@@ -181,6 +186,8 @@ def test_the_compiled_bookkeeping_and_its_twin_leave_the_same_things_behind(monk
     rows = [row for ep in python["episodes"] for row in ep[7]]
     assert any(b"unrecorded_arguments" in row[3] for row in rows)
     assert any(row[9] is not None for row in rows) and any(row[10] is not None for row in rows)
+    served = odd[-3:]
+    assert served[0]["tool"] == served[1]["tool"] == served[2]["tool"] != served[0]["tool"].replace("_", ".")
 
 
 def test_the_compiled_bookkeeping_reads_the_episode_trace_and_call_slots_directly():
