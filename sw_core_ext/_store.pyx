@@ -285,6 +285,24 @@ cdef inline _Entry _new_entry(object record, const uint64_t* h):
 
 # -- shapes and rows ------------------------------------------------------------
 
+@cython.no_gc  # holds JSON values: it cannot be part of a reference cycle
+@cython.freelist(64)
+@cython.final
+cdef class _Row:
+    """A record kept compactly: its values in its shape's field order. The
+    record's dict is built on the first read that returns it and kept
+    (``cache``), so the records a read returns often are built once."""
+    cdef tuple values
+    cdef dict cache
+
+    def __getitem__(self, Py_ssize_t i):
+        # A value by position: what the queries' sort keys (itemgetter) read.
+        return self.values[i]
+
+    def __repr__(self):
+        return f"<row {self.values!r}>"
+
+
 @cython.final
 cdef class _Shape:
     def __cinit__(self, tuple fields):
@@ -309,7 +327,8 @@ cdef object _to_row(_Shape shape, object record, bint intern):
     cdef PyObject* v
     cdef PyObject* p
     cdef object key, value
-    cdef tuple row
+    cdef tuple values
+    cdef _Row row
     if shape is None or type(record) is not dict or PyDict_Size(record) != shape.n:
         return record
     while PyDict_Next(record, &pos, &k, &v):
@@ -317,7 +336,7 @@ cdef object _to_row(_Shape shape, object record, bint intern):
         if <PyObject*>key != k and key != <object>k:
             return record
         i += 1
-    row = PyTuple_New(shape.n)
+    values = PyTuple_New(shape.n)
     pos = 0
     i = 0
     while PyDict_Next(record, &pos, &k, &v):
@@ -329,31 +348,38 @@ cdef object _to_row(_Shape shape, object record, bint intern):
             elif PyDict_Size(shape.interned) < _INTERN_MAX:
                 shape.interned[value] = value
         Py_INCREF(value)
-        PyTuple_SET_ITEM(row, i, value)
+        PyTuple_SET_ITEM(values, i, value)
         i += 1
+    row = _Row.__new__(_Row)
+    row.values = values
     return row
 
 
 cdef inline object _as_record(_Shape shape, object raw):
-    """The record a stored value stands for: a row's dict (new), else itself."""
-    cdef Py_ssize_t i
-    cdef dict d
-    if type(raw) is not tuple:
+    """The record a stored value stands for: a row's dict, else itself."""
+    if type(raw) is not _Row:
         return raw
-    d = _PyDict_NewPresized(shape.n)
+    if (<_Row>raw).cache is None:
+        (<_Row>raw).cache = _row_dict(shape, (<_Row>raw).values)
+    return (<_Row>raw).cache
+
+
+cdef dict _row_dict(_Shape shape, tuple values):
+    cdef Py_ssize_t i
+    cdef dict d = _PyDict_NewPresized(shape.n)
     for i in range(shape.n):
-        PyDict_SetItem(d, <object>PyTuple_GET_ITEM(shape.fields, i), <object>PyTuple_GET_ITEM(<tuple>raw, i))
+        PyDict_SetItem(d, <object>PyTuple_GET_ITEM(shape.fields, i), <object>PyTuple_GET_ITEM(values, i))
     return d
 
 
 cdef inline object _field(_Shape shape, object raw, object name):
     """A stored record's field ``name`` (KeyError if it has none)."""
     cdef PyObject* p
-    if type(raw) is tuple:
+    if type(raw) is _Row:
         p = PyDict_GetItemWithError(shape.index, name)
         if p == NULL:
             raise KeyError(name)
-        return <object>PyTuple_GET_ITEM(<tuple>raw, <Py_ssize_t>(<object>p))
+        return <object>PyTuple_GET_ITEM((<_Row>raw).values, <Py_ssize_t>(<object>p))
     return raw[name]
 
 
@@ -594,14 +620,16 @@ cdef class _Filter:
         cdef Py_ssize_t i
         cdef PyObject* p
         cdef object v, b
-        if type(raw) is tuple:
+        cdef tuple values
+        if type(raw) is _Row:
             if not self.row_ok:
                 return False
+            values = (<_Row>raw).values
             for i in range(self.n_eq):
-                if <object>PyTuple_GET_ITEM(<tuple>raw, self.eq_pos[i]) != <object>PyTuple_GET_ITEM(self.eq_values, i):
+                if <object>PyTuple_GET_ITEM(values, self.eq_pos[i]) != <object>PyTuple_GET_ITEM(self.eq_values, i):
                     return False
             for i in range(self.n_rg):
-                v = <object>PyTuple_GET_ITEM(<tuple>raw, self.rg_pos[i])
+                v = <object>PyTuple_GET_ITEM(values, self.rg_pos[i])
                 b = <object>PyTuple_GET_ITEM(self.rg_lo, i)
                 if b is not None and v < b:
                     return False
@@ -664,6 +692,70 @@ cdef _Filter _compile_filter(_Shape shape, object where, object between):
             else:
                 f.rg_pos[i] = <Py_ssize_t>(<object>p)
     return f
+
+
+cdef Py_ssize_t _limit(object limit) except -1:
+    if limit < 0:
+        raise ValueError("limit must be >= 0")
+    return limit
+
+
+cdef list _sorted_rows(_Shape shape, list pairs, tuple names, bint reverse):
+    """The stored values of ``pairs`` sorted by ``names`` (stably, as
+    ``list.sort``), or None unless every one is a row with those fields:
+    then the sort's key is a C getter of the rows' positions."""
+    cdef list rows = []
+    cdef list pos = []
+    cdef PyObject* p
+    for name in names:
+        p = PyDict_GetItemWithError(shape.index, name)
+        if p == NULL:
+            return None
+        pos.append(<object>p)
+    for pair in pairs:
+        raw = (<tuple>pair)[1]
+        if type(raw) is not _Row:
+            return None
+        rows.append(raw)
+    rows.sort(key=_itemgetter(*pos), reverse=reverse)
+    return rows
+
+
+cdef list _sort_keys(_Shape shape, list pairs, tuple names):
+    """Each record's sort key, as ``itemgetter(*names)`` gives it: its value
+    of the one field, or the tuple of its values of several. A row's come
+    straight from its positions."""
+    cdef Py_ssize_t n = PyTuple_GET_SIZE(names), i
+    cdef Py_ssize_t[16] pos
+    cdef bint rows = n <= 16
+    cdef PyObject* p
+    cdef list keys = []
+    cdef tuple values, key
+    cdef object value
+    for i in range(n if rows else 0):
+        p = PyDict_GetItemWithError(shape.index, <object>PyTuple_GET_ITEM(names, i))
+        if p == NULL:
+            rows = False  # a row lacks the field: _field raises the KeyError
+            break
+        pos[i] = <Py_ssize_t>(<object>p)
+    for pair in pairs:
+        raw = (<tuple>pair)[1]
+        if rows and type(raw) is _Row:
+            values = (<_Row>raw).values
+            if n == 1:
+                keys.append(<object>PyTuple_GET_ITEM(values, pos[0]))
+                continue
+            key = PyTuple_New(n)
+            for i in range(n):
+                value = <object>PyTuple_GET_ITEM(values, pos[i])
+                Py_INCREF(value)
+                PyTuple_SET_ITEM(key, i, value)
+            keys.append(key)
+        elif n == 1:
+            keys.append(_field(shape, raw, <object>PyTuple_GET_ITEM(names, 0)))
+        else:
+            keys.append(tuple([_field(shape, raw, name) for name in names]))
+    return keys
 
 
 cdef list _plain_query(list pairs, object where, object between, object order_by, bint reverse,
@@ -858,23 +950,19 @@ cdef class Store:
             kept = [pair for pair in raw if f.matches(shape, (<tuple>pair)[1])]
         else:
             kept = raw  # maybe shared: read only
+        if order_by is not None and want == 1:
+            rows = _sorted_rows(shape, kept, (order_by,) if type(order_by) is str else tuple(order_by), reverse)
+            if rows is not None:  # every kept record a row: no ids to keep
+                stop = len(rows) if limit is None else min(len(rows), _limit(limit))
+                return [_as_record(shape, rows[i]) for i in range(stop)]
         if order_by is not None:
-            names = (order_by,) if type(order_by) is str else tuple(order_by)
-            if len(names) == 1:
-                name = names[0]
-                keys = [_field(shape, (<tuple>pair)[1], name) for pair in kept]
-            else:
-                keys = [tuple([_field(shape, (<tuple>pair)[1], name) for name in names]) for pair in kept]
+            keys = _sort_keys(shape, kept, (order_by,) if type(order_by) is str else tuple(order_by))
             # A stable sort of the positions by key, as list.sort(key=...) of the records.
             order = list(range(len(kept)))
             order.sort(key=keys.__getitem__, reverse=reverse)
             kept = [kept[i] for i in order]
         n = len(kept)
-        stop = n
-        if limit is not None:
-            if limit < 0:
-                raise ValueError("limit must be >= 0")
-            stop = min(n, <Py_ssize_t>limit)
+        stop = n if limit is None else min(n, _limit(limit))
         out = []
         if True:
             for i in range(stop):
@@ -949,8 +1037,9 @@ cdef class Store:
         cdef _Entry old = col.entry(rid)
         if old is None:
             raise KeyError(f"{collection}[{rid}] does not exist")
-        if type(old.record) is tuple:
-            record = _as_record(col.shape, old.record)
+        if type(old.record) is _Row:
+            record = (<_Row>old.record).cache
+            record = _row_dict(col.shape, (<_Row>old.record).values) if record is None else PyDict_Copy(record)
         elif type(old.record) is dict:
             record = PyDict_Copy(old.record)
         else:

@@ -13,7 +13,8 @@ write after it touches only the record written.
 A collection may have a declared *shape* (its records' field names, in
 order): a record with exactly those keys in that order is kept as a *row*,
 the tuple of its values (a seed's strings interned), and turned back into an
-equal dict, keys in the same order, when a read returns it. Queries
+equal dict, keys in the same order, when a read first returns it (the row
+keeps that dict for the next reads). Queries
 (``scan``/``select``/``count``/``sum`` with ``where``, ``between``,
 ``order_by``, ``limit``) test rows' fields by position and build a dict only
 for a record they return. ``SW_LAYOUT=dicts`` ignores shapes (every record a
@@ -92,6 +93,23 @@ class _Shape:
         self.interned = {}
 
 
+class _Row:
+    """A record kept compactly: its values in its shape's field order, and
+    its dict once a read has returned it."""
+
+    __slots__ = ("values", "cache")
+
+    def __init__(self, values: tuple):
+        self.values = values
+        self.cache = None
+
+    def __getitem__(self, i):
+        return self.values[i]
+
+    def __repr__(self) -> str:
+        return f"<row {self.values!r}>"
+
+
 def _to_row(shape, record, intern: bool):
     """``record`` as a row of ``shape``, or ``record`` itself when it is not
     a dict with exactly the shape's keys in the shape's order."""
@@ -101,7 +119,7 @@ def _to_row(shape, record, intern: bool):
         if key is not field and key != field:
             return record
     if not intern:
-        return tuple(record.values())
+        return _Row(tuple(record.values()))
     values = []
     table = shape.interned
     for value in record.values():
@@ -112,20 +130,22 @@ def _to_row(shape, record, intern: bool):
             elif len(table) < _INTERN_MAX:
                 table[value] = value
         values.append(value)
-    return tuple(values)
+    return _Row(tuple(values))
 
 
 def _as_record(shape, raw):
-    """The record a stored value stands for: a row's dict (new), else itself."""
-    if type(raw) is not tuple:
+    """The record a stored value stands for: a row's dict, else itself."""
+    if type(raw) is not _Row:
         return raw
-    return dict(zip(shape.fields, raw))
+    if raw.cache is None:
+        raw.cache = dict(zip(shape.fields, raw.values))
+    return raw.cache
 
 
 def _field(shape, raw, name):
     """A stored record's field ``name`` (KeyError if it has none)."""
-    if type(raw) is tuple:
-        return raw[shape.index[name]]
+    if type(raw) is _Row:
+        return raw.values[shape.index[name]]
     return raw[name]
 
 
@@ -153,14 +173,15 @@ class _Filter:
             self.rg_pos = [(shape.index[k], lo, hi) for k, lo, hi in self.rg]
 
     def matches(self, raw) -> bool:
-        if type(raw) is tuple:
+        if type(raw) is _Row:
             if self.eq_pos is None:
                 return False
+            values = raw.values
             for i, v in self.eq_pos:
-                if raw[i] != v:
+                if values[i] != v:
                     return False
             for i, lo, hi in self.rg_pos:
-                v = raw[i]
+                v = values[i]
                 if lo is not None and v < lo:
                     return False
                 if hi is not None and not (v < hi):
@@ -544,8 +565,11 @@ class Store:
         old = col.entry(rid)
         if old is None:
             raise KeyError(f"{collection}[{rid}] does not exist")
-        record = _as_record(col.shape, old[0])
-        record = dict(record) if record is old[0] else record
+        raw = old[0]
+        if type(raw) is _Row:  # its dict copied, or built (not kept: the row is being replaced)
+            record = dict(raw.cache) if raw.cache is not None else dict(zip(col.shape.fields, raw.values))
+        else:
+            record = dict(raw)
         record.update(fields)
         h = record_hash(collection, rid, record)
         col.delta[rid] = (_to_row(col.shape, record, False), h)
