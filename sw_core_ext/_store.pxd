@@ -8,7 +8,7 @@ cdef class _Entry:
     """A record with its cached hash (four 64-bit limbs, least significant
     first). Immutable once stored; the module-level ``_TOMB`` marks removal.
     ``record`` is the record's dict, or in a collection with a declared shape
-    the tuple of its values in the shape's field order (a *row*)."""
+    a ``_Row``: its values in the shape's field order (see _store.pyx)."""
     cdef object record
     cdef uint64_t h[4]
 

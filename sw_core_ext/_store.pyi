@@ -11,7 +11,8 @@ A collection may declare a *shape* (``Store(shapes=...)``, from a world's
 equal and with keys in the same order, for each record they return. Queries
 (``scan``, ``select``, ``count``, ``sum`` with ``where``, ``between``,
 ``order_by``, ``limit``) run inside the core and build no dict for a record
-they skip. ``SW_LAYOUT=dicts`` in the environment when a store is made
+they skip; on a collection without a shape they are a Python filter and
+``list.sort``, the reference the compact path is tested against. ``SW_LAYOUT=dicts`` in the environment when a store is made
 ignores its shapes (every record a dict, as before shapes).
 """
 
@@ -42,7 +43,9 @@ class Store:
     Records handed to the store become its property: never mutate a record
     after inserting it, nor one returned by ``get``/``scan`` (forks share
     them); ``update`` and ``put`` write new ones. In a collection with a
-    shape a read returns a new dict each time (equal to the one stored).
+    shape a read returns a dict the store built, equal to the record
+    written and with its keys in the same order (built once per row, then
+    shared like any record).
     """
 
     version: int

@@ -17,11 +17,14 @@ module does differently, for speed:
   scanning a collection written only by updates since the fork is a merge
   of those with the writes, and one not written at all is a list copy;
 * a collection with a declared shape keeps each record whose keys are the
-  shape's fields, in its order, as a *row*: the tuple of its values (seed
-  strings interned), about a fifth of a dict's memory and one cache line for
-  a query's field tests. Queries (``scan``/``select``/``count``/``sum`` with
-  ``where``, ``between``, ``order_by``, ``limit``) run over the stored rows in
-  this module and build a dict only for a record they return.
+  shape's fields, in its order, as a *row* (``_Row``): the tuple of its values
+  (seed strings interned), about half a dict's memory, and its dict once a
+  read has built it (a seed's rows are shared by every episode forked from
+  it, so that is once per seed). Queries (``scan``/``select``/``count``/``sum``
+  with ``where``, ``between``, ``order_by``, ``limit``) test the rows' fields
+  by position in this module, sort rows with a C getter of their positions,
+  and build a dict only for a record they return. A collection without a
+  shape is queried as a Python filter and ``list.sort`` would.
 """
 
 cimport cython
