@@ -37,6 +37,9 @@ if [ "$stamp_have" != "$stamp_now" ] || { [ -n "$SW_EXTRAS" ] && [ "$extras_have
     # openenv-core's metadata pulls its web UI (gradio) and CLI; its client and
     # server need only what the dev extra lists, so it goes in without its deps.
     .venv/bin/python -m pip install --quiet --no-deps "openenv-core==0.3.0" >&2
+    # verl imports torch, Ray and tensordict: tests/integrations/test_verl.py loads the files of the
+    # release the client's verl extra pins (its schemas and agent loop) without them.
+    .venv/bin/python -m pip install --quiet --no-deps "verl==0.9.1" >&2
   fi
   .venv/bin/python -c 'import sw_core_ext._store' || { echo "scripts: the Cython core did not build; run .venv/bin/python -m pip install -e '$spec' to see why" >&2; exit 1; }
   echo "$stamp_now $extras" > "$stamp_file"

@@ -1,8 +1,9 @@
 """Every bash example in docs/ runs as written against a real server.
 
-A doc's bash blocks run in order in one shell (so a block may use a variable
-an earlier one set), with the documented address replaced by the test
-server's. Each must exit 0 and no answer may be a server error. Install lines
+Each bash block runs on its own, in a fresh shell (a reader may start at any
+section, so no block may use a variable an earlier one set), with the
+documented address replaced by the test server's. Each must exit 0 and no
+answer may be a server error. Install lines
 (``pip install …``) are left out: the suite runs inside the installed project.
 An output a doc shows as a comment right under its command (``# {"key":null,…}``)
 must be what the command printed.
@@ -64,19 +65,22 @@ def server_url():
         yield url
 
 
-@pytest.mark.parametrize("doc", DOCS, ids=[p.name for p in DOCS])
-def test_doc_examples_run(doc, server_url, tmp_path):
-    lines = "\n".join(bash_blocks(doc)).splitlines()
-    lines = [ln for ln in lines if not re.match(r"\s*(\.venv/bin/)?(python3? -m )?pip install", ln)]
+BLOCKS = [(doc, i) for doc in DOCS for i in range(len(bash_blocks(doc)))]
+
+
+@pytest.mark.parametrize("doc,index", BLOCKS, ids=[f"{doc.name}-{i}" for doc, i in BLOCKS])
+def test_doc_examples_run(doc, index, server_url, tmp_path):
+    block = bash_blocks(doc)[index]
+    lines = [ln for ln in block.splitlines() if not re.match(r"\s*(\.venv/bin/)?(python3? -m )?pip install", ln)]
     script = "set -euo pipefail\n" + "\n".join(lines)
     script = script.replace("http://127.0.0.1:8787/api/v1", server_url)
     script = script.replace("http://127.0.0.1:8787", server_url.removesuffix("/api/v1"))
     # The docs call `sandworld` as an activated .venv has it (README): this interpreter's bin folder.
     env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
     r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
-    assert r.returncode == 0, f"{doc.name}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
+    assert r.returncode == 0, f"{doc.name} block {index}:\n{block}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
     assert "internal_error" not in r.stdout, r.stdout[-2000:]
-    for shown in (o for b in bash_blocks(doc) for o in shown_outputs(b)):
+    for shown in shown_outputs(block):
         assert _bare(shown) in _bare(r.stdout), f"{doc.name} shows {shown!r}; the command printed:\n{r.stdout[-2000:]}"
 
 

@@ -7,6 +7,7 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 import time
 
 import httpx
@@ -41,6 +42,15 @@ def json_values(text: str) -> list:
 def test_readme_opens_with_the_two_commands():
     first = bash_blocks(ROOT / "README.md")[0]
     assert [line.split()[0] for line in first.strip().splitlines()] == ["./scripts/serve", "./scripts/test"]
+
+
+def test_readme_names_a_smoke_subset_and_how_to_pick_a_port():
+    text = " ".join((ROOT / "README.md").read_text().split())
+    smoke = re.search(r"a smoke run of about a minute is `\./scripts/test ((?:tests/\S+ )+)-x -q`", text)
+    assert smoke, "the README names no smoke subset of ./scripts/test"
+    assert all((ROOT / path).is_file() for path in smoke.group(1).split()), smoke.group(1)
+    port = re.search(r"`\./scripts/serve --port (\d+)` serves on another", text)
+    assert port and f"`API=http://127.0.0.1:{port.group(1)}/api/v1`" in text
 
 
 def test_readme_tour_runs_as_written():
@@ -162,16 +172,40 @@ def wait_for(url: str, timeout: float = 120) -> None:
     raise AssertionError(f"{url} did not answer")
 
 
-@pytest.mark.parametrize("case", ["no server", "no task"])
-def test_the_tour_shows_what_went_wrong_not_a_traceback(case):
-    tour = bash_blocks(ROOT / "README.md")[1]
+# The README's blocks that start an episode and read its id with a Python one-liner.
+EPISODE_BLOCKS = [i for i, b in enumerate(tour_blocks()) if "python3 -c" in b and "episode_id" in b]
+
+
+CASES = [(i, "no server") for i in EPISODE_BLOCKS] + [
+    (i, "no task") for i in EPISODE_BLOCKS if '"task_id": "cp-' in tour_blocks()[i]]
+
+
+@pytest.mark.parametrize("index,case", CASES, ids=[f"block{i}-{case.replace(' ', '-')}" for i, case in CASES])
+def test_the_examples_show_what_went_wrong_not_a_traceback(index, case):
+    """Pasted into a shell (no ``set -e``), a block says what went wrong: curl's own error when no
+    server listens, the server's message when the task does not exist; never a Python traceback."""
+    block = tour_blocks()[index]
     if case == "no server":
-        script = tour.replace("http://127.0.0.1:8787/api/v1", f"http://127.0.0.1:{free_port()}/api/v1")
+        script = block.replace("http://127.0.0.1:8787/api/v1", f"http://127.0.0.1:{free_port()}/api/v1")
         r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
         says = "Failed to connect"
     else:
         with running_server() as url:
-            script = tour.replace("http://127.0.0.1:8787/api/v1", url).replace('"cp-12"', '"cp-99"')
+            script = re.sub(r'"task_id": "cp-\d+"', '"task_id": "cp-99"', block.replace("http://127.0.0.1:8787/api/v1", url))
             r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
         says = "no task 'cp-99'"
     assert "Traceback" not in r.stderr and says in r.stderr + r.stdout, r.stderr
+
+
+@pytest.mark.parametrize("index", range(len(tour_blocks())))
+def test_each_readme_block_runs_on_its_own(index, api, tmp_path):
+    """A reader may start at any section: each block runs in a fresh shell against a running server
+    (``./scripts/sandworld`` as the installed ``sandworld``, in a scratch folder)."""
+    block = tour_blocks()[index]
+    script = "set -euo pipefail\n" + block.replace("http://127.0.0.1:8787/api/v1", api)
+    script = script.replace("./scripts/sandworld ", "sandworld ")
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""),
+           "COLUMNS": "80"}
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env)
+    assert r.returncode == 0, f"block {index}:\n{block}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
+    assert "internal_error" not in r.stdout and "Traceback" not in r.stderr, r.stderr[-2000:]

@@ -27,6 +27,7 @@ from ..pagination import PageRequest, paginate
 from ..verify import custom
 from ..verify.evaluate import Facts
 from ..verify.judge import Judge
+from ..verify.checks import served_actions
 from ..verify.score import BUDGET_ID, RULES, baseline, evaluate
 from ..worlds import world_of
 from . import custom_seeds, ended_state, endings, faults, forks, lifetimes, restore, sandbox, triggers, views
@@ -254,6 +255,7 @@ class Engine:
             asks = ("ask_user",) if setup is not None and setup.hidden_facts else ()
             checks = custom.parse(req.checks or [], world, checks, req.replace_template_checks, asks)
             start_passes = baseline(checks, seed.store)
+        checks = served_actions(checks, world)
         trigger = None
         if req.trigger is not None:
             setup, trigger = triggers.apply(world, seed.store, req.trigger, setup)

@@ -188,6 +188,9 @@ class Episode:
                     f"the episode's tools are: {', '.join(self.tool_names())}",
                 }
         else:
+            # A call by the tool's alias is the call by its served name: the same
+            # answer, trace row, cache keys and digests (worlds/tool.py).
+            tool_name = tool.name
             head_ok, head_error = tool.head_ok, tool.head_error
             if tool.pure and self.fault_profile is None and not self.sandbox and _READS.enabled \
                     and tool.name not in self.world.reactions_by_tool:
@@ -345,7 +348,7 @@ class Episode:
         return ok, payload, False, ()
 
     def tool_names(self) -> list:
-        names = sorted(self.world.tools_by_name)
+        names = self.world.tool_names()
         return names + [ASK_USER] if self.user is not None else names
 
     def tool_definitions(self) -> list:

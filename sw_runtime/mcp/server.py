@@ -5,10 +5,12 @@ Each HTTP request names its episode in its path (``/api/v1/episodes/{id}/mcp``,
 a run's ``{tools_url}/mcp`` or a per-provider server such as
 ``{tools_url}/mcp.slack.com/mcp``) and carries the episode's tools token as
 its bearer token. ``tools/list`` answers the tools ``step`` serves, with the
-same names (made MCP-valid only where a name has characters MCP does not
-allow) and the same schemas; ``tools/call`` is the same engine call as a
-``step``, so it counts, lands in the same trace and gets the same digest.
-Nothing else counts as a call.
+same names (which model APIs accept, so a client that hands them to a model
+needs no renaming) and the same schemas; ``tools/call`` takes a served name or
+a tool's alias (``gmail.messages.list``), as ``step`` does, and is the same
+engine call as a ``step``, so it counts, lands in the same trace and gets the
+same digest. Nothing else counts as a call. A per-provider server serves the
+tools whose operation (alias) starts with its provider's prefix.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ class McpDoor:
 
     def _definitions(self, episode_id: str, token: str | None, prefix: str | None) -> list:
         defs = self.svc.tool_definitions(episode_id, token)
-        return [d for d in defs if prefix is None or d["name"].startswith(prefix + ".")]
+        return [d for d in defs if prefix is None or d.get("alias", d["name"]).startswith(prefix + ".")]
 
     async def _list_tools(self) -> list:
         episode_id, token, prefix = self._target()
@@ -101,7 +103,9 @@ class McpDoor:
 
     async def _call_tool(self, name: str, arguments: dict) -> types.CallToolResult:
         episode_id, token, prefix = self._target()
-        names = {mcp_name(d["name"]): d["name"] for d in self._definitions(episode_id, token, prefix)}
+        names = {}
+        for d in self._definitions(episode_id, token, prefix):
+            names[mcp_name(d["name"])] = names[d.get("alias", d["name"])] = d["name"]  # served name or alias
         tool = names.get(name)
         if tool is None:  # not this server's tool: refused before any tool ran, not a call
             return _error({"code": "unknown_tool", "message": f"no tool {name!r} on this MCP server; "

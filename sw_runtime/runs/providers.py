@@ -1,7 +1,9 @@
 """Which real service each tool copies, and where a run serves it.
 
-A tool's provider comes from its name's first part (``gmail.messages.list``
-is Gmail's, ``pulls.merge`` GitHub's, ``Refund.create`` Stripe's, ``zendesk.tickets.update``
+A tool's provider comes from its operation's first part: the operation is
+the real API's method name, the name the tool is declared under and its alias
+(``gmail.messages.list``, served as ``gmail_messages_list``, is Gmail's;
+``pulls.merge`` GitHub's, ``Refund.create`` Stripe's, ``zendesk.tickets.update``
 Zendesk's). Worlds whose tools copy no real API
 (coinpurse, quickbasket…) are served over MCP only, under the world's own name.
 """
@@ -33,14 +35,21 @@ def _prefix(tool: str) -> str:
     return tool.split(".", 1)[0]
 
 
+def operation(world, tool: str) -> str:
+    """001's operation name of the tool a call names (served name or alias):
+    its alias, the real API's method name, when it has one."""
+    t = world.tools_by_name.get(tool)
+    return (t.alias or t.name) if t is not None else tool
+
+
 def provider_of(world, tool: str) -> str:
-    return _PROVIDER_OF.get(_prefix(tool), world.name)
+    return _PROVIDER_OF.get(_prefix(operation(world, tool)), world.name)
 
 
 def tool_rows(world) -> list:
     """``[(provider, surface, path)]`` for a world, in 001's order (Gmail, Slack, Calendar, then GitHub, Jira and
     Zendesk)."""
-    prefixes = {_prefix(t.name) for t in world.tools}
+    prefixes = {_prefix(t.alias or t.name) for t in world.tools}
     rows = [(provider, surface, path)
             for provider, (known, surfaces) in PROVIDERS.items() if prefixes & set(known)
             for surface, path in surfaces]

@@ -11,7 +11,7 @@ import msgspec
 
 from .. import errors
 from ..service.runs import BUDGET_ID, run_passed
-from .providers import provider_of, tool_rows
+from .providers import operation, provider_of, tool_rows
 
 _NS = uuid.UUID("5d1c7a52-4c59-4d0b-9d1a-3b9c2f3e6a10")  # ids are stable: the same world, the same env_ id
 
@@ -109,7 +109,7 @@ def call(e: dict, world) -> dict:
         "at": e["at"],
         "provider": provider_of(world, e["tool"]),
         "surface": e.get("surface", "step"),
-        "operation": e["tool"],
+        "operation": operation(world, e["tool"]),  # the real API's name (gmail.messages.list), as 001 shows it
         "arguments": e["arguments"],
         "result": e["result"] if ok else None,
         "status": "ok" if ok else "error",

@@ -120,3 +120,17 @@ Check = Union[
 ]
 
 KINDS = {cls.__struct_config__.tag: cls for cls in Check.__args__}
+
+
+def served_actions(checks: list, world) -> list:
+    """``checks`` with each action check naming its tool by the served name
+    (a check may name it by its alias, ``gmail.messages.send``): the trace
+    records served names, so that is what the verifier and the signals count."""
+    out = []
+    for c in checks:
+        if isinstance(c, (ActionCalled, ActionNotCalled)):
+            served = world.served(c.action)
+            if served != c.action:
+                c = msgspec.structs.replace(c, action=served)
+        out.append(c)
+    return out

@@ -98,7 +98,7 @@ def _against_world(check, i: int, world, extra_tools: tuple) -> None:
             field_known(world, collection, check.field, f"checks[{i}].field")
     if isinstance(check, (C.ActionCalled, C.ActionNotCalled)) and check.action not in world.tools_by_name \
             and check.action not in extra_tools:
-        tools = sorted(world.tools_by_name) + list(extra_tools)
+        tools = world.tool_names() + list(extra_tools)
         raise errors.InvalidRequest(
             f"checks[{i}].action: {world.name} has no tool {check.action!r}; its tools are {', '.join(tools)}"
         )

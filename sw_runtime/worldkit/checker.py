@@ -39,7 +39,7 @@ from ..config import Settings
 
 DEFAULT_SEEDS = range(50)
 DETERMINISM_SEEDS = range(3)
-NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # served names: the model APIs' pattern (worlds/tool.py)
 
 # -- the report --------------------------------------------------------------------------------------------------
 
@@ -184,15 +184,15 @@ def tool_problems(tool) -> list:
     """What is wrong with one tool as served."""
     out = []
     d = tool.definition()
-    if set(d) - {"class"} != {"name", "description", "parameters"}:
-        out.append(f"{tool.name}: a definition has exactly name, description, parameters (and class)")
+    if set(d) - {"class", "alias"} != {"name", "description", "parameters"}:
+        out.append(f"{tool.name}: a definition has exactly name, description, parameters (and class, alias)")
     if d.get("class") not in ("safe", "guarded"):
         out.append(f"{tool.name}: a tool needs a class, safe or guarded (an unclassed tool is blocked in "
                    "sandbox mode)")
     if tool.preview is not None and (tool.cls != "guarded" or not tool.preview.startswith("would_")):
         out.append(f"{tool.name}: a preview key belongs to a guarded tool and starts with would_")
     if not NAME.match(tool.name):
-        out.append(f"{tool.name!r}: a tool name is 1 to 64 letters, digits, '_', '-' or '.'")
+        out.append(f"{tool.name!r}: a served tool name is 1 to 64 letters, digits, '_' or '-' (model APIs take no other)")
     if not isinstance(tool.description, str) or not tool.description.strip():
         out.append(f"{tool.name}: the description is what the agent reads; write one")
     if not isinstance(tool.writes, bool):

@@ -9,9 +9,10 @@ it like any other world. What makes it one:
   records. The composite's collections are the parts' *qualified* by world,
   ``world.collection`` (``codehost.pulls``): that is how a check, a state dump
   and a diff name them.
-- **Tools.** Every part's tools, under their own names (a pure read keeps
-  its shared answers, keyed on its part's collections); a name two parts
-  share is served as ``world.name`` in both (``offsite-planning.slack.chat.postMessage``).
+- **Tools.** Every part's tools, under their own names and aliases (a pure
+  read keeps its shared answers, keyed on its part's collections); a name two
+  parts share is served as ``world_name`` in both (``offsite-planning_slack_chat_postMessage``,
+  with the alias ``offsite-planning.slack.chat.postMessage``: tool.py's rule on ``world.name``).
   A tool runs against its part's store and at its part's own simulated time
   (``epoch + 7·n``), so a world's rules (an overdue invoice, an SLA) answer in
   a composite exactly as they do alone. The episode's clock (the ``at`` of
@@ -38,7 +39,7 @@ from sw_core_ext import Store, canonical_json
 
 from .. import errors
 from .state_schema import Issue
-from .tool import ReadContext
+from .tool import ReadContext, served_name
 from .world import Reaction, World
 
 SEP = "+"
@@ -294,13 +295,14 @@ class Composite(World):
         return nest(flat)
 
     def tool_name(self, world: str, name: str) -> str:
-        """What the composite calls ``world``'s tool ``name``."""
-        return self._served[(world, name)]
+        """What the composite calls ``world``'s tool ``name`` (its served name or alias there)."""
+        return self._served[(world, self.parts[world].served(name))]
 
     def served(self, name: str) -> str:
-        if name in self.tools_by_name:
-            return name
-        found = [new for (_w, own), new in self._served.items() if own == name]
+        tool = self.tools_by_name.get(name)
+        if tool is not None:
+            return tool.name
+        found = [self._served[(w, part.served(name))] for w, part in self.parts.items() if name in part.tools_by_name]
         return found[0] if len(found) == 1 else name
 
     def describe(self, full: bool = True) -> dict:
@@ -320,7 +322,9 @@ def compose(worlds: list, tasks: list = ()) -> Composite:
     tools, reactions, origins, served = [], [], {}, {}
     for name, world in parts.items():
         for t in world.tools:
-            new = f"{name}.{t.name}" if seen[t.name] > 1 else t.name
+            shared = seen[t.name] > 1
+            new = served_name(f"{name}.{t.name}") if shared else t.name
+            alias = f"{name}.{t.alias or t.name}" if shared else t.alias
             origins[new] = (name, t.name)
             served[(name, t.name)] = new
             # A pure read stays pure (its answers are shared per state of the
@@ -328,9 +332,10 @@ def compose(worlds: list, tasks: list = ()) -> Composite:
             # read cache's shared write identities are a single store's.
             pure = t.pure and not t.writes
             reads = tuple(f"{name}.{c}" for c in t.reads) if pure and t.reads else None
-            tools.append(dataclasses.replace(t, name=new, fn=_in_part(t.fn, world, epoch_ms), pure=pure, reads=reads))
+            tools.append(dataclasses.replace(t, name=new, alias=alias, fn=_in_part(t.fn, world, epoch_ms), pure=pure,
+                                             reads=reads))
         for r in world.reactions:
-            reactions.append(Reaction(id=r.id, on=served[(name, r.on)], fire=_in_part_reaction(r.fire, world, epoch_ms)))
+            reactions.append(Reaction(id=r.id, on=served[(name, world.served(r.on))], fire=_in_part_reaction(r.fire, world, epoch_ms)))
     composite = Composite(
         name=SEP.join(parts),
         version=SEP.join(f"{n}@{w.version}" for n, w in parts.items()),

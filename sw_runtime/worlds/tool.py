@@ -29,11 +29,20 @@ tools are intercepted there and answer a preview of what they would have done
 ``preview`` key, else ``{"sandbox": true, "would_change": <state diff>}``).
 By default a reading tool is safe and a writing tool guarded; a tool declared
 with ``cls=None`` is unclassed, and a sandbox episode refuses to run it.
+
+A tool is **served** under a name model APIs accept, ``^[a-zA-Z0-9_-]{1,64}$``
+(the Anthropic Messages and OpenAI Chat Completions tool-name pattern), so a
+listing goes to a model unchanged. A world may declare a tool under its real
+API's method name (``gmail.messages.list``): it is served as that name with
+every other character written ``_`` (``gmail_messages_list``), and the
+declared name stays its ``alias``, which every door accepts in a call as the
+served name (the trace, the answer and the digests are the served name's).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -168,9 +177,21 @@ class Context:
                 return rid
 
 
+NAME_PATTERN = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # the Messages / Chat Completions tool-name pattern
+MAX_NAME = 64
+_UNSERVABLE = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def served_name(declared: str) -> str:
+    """The name a tool declared as ``declared`` is served under: every
+    character the model APIs refuse written ``_`` (``gmail.messages.list``
+    -> ``gmail_messages_list``)."""
+    return _UNSERVABLE.sub("_", declared)
+
+
 @dataclass(frozen=True)
 class Tool:
-    name: str
+    name: str  # as served (NAME_PATTERN); a declared name outside it is served_name()'s and becomes the alias
     description: str
     params: type
     fn: Callable[[Context, Any], Any]
@@ -180,6 +201,9 @@ class Tool:
     reads: tuple | None = None  # a pure read's collections (see the module docstring); None: all of them
     cls: str | None = None  # "safe" | "guarded" | None (unclassed: blocked in sandbox mode)
     preview: str | None = None  # a guarded tool's preview key in sandbox mode, e.g. "would_send"
+    # The name it was declared under when that is not servable (``gmail.messages.list``):
+    # calls may use it for ``name``; None: the tool has one name.
+    alias: str | None = None
     # Decodes a call's JSON arguments straight into ``params`` (typed, fast).
     decoder: Any = field(init=False, repr=False, compare=False)
     name_json: bytes = field(init=False, repr=False, compare=False)  # the name as JSON, for answers
@@ -189,6 +213,15 @@ class Tool:
     _definition: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        if not NAME_PATTERN.fullmatch(self.name):
+            if self.alias is None:
+                object.__setattr__(self, "alias", self.name)
+            object.__setattr__(self, "name", served_name(self.name))
+            if not NAME_PATTERN.fullmatch(self.name):  # empty, or longer than model APIs take
+                raise ValueError(f"tool {self.alias!r}: a tool's name is 1 to {MAX_NAME} characters "
+                                 f"(served as {self.name!r}, {len(self.name)})")
+        if self.alias == self.name:
+            object.__setattr__(self, "alias", None)
         object.__setattr__(self, "decoder", msgspec.json.Decoder(self.params))
         object.__setattr__(self, "name_json", msgspec.json.encode(self.name))
         object.__setattr__(self, "head_ok", b',"tool":' + self.name_json + b',"ok":true,"result":')
@@ -204,12 +237,14 @@ class Tool:
         d = {"name": self.name, "description": self.description, "parameters": self.schema}
         if self.cls is not None:
             d["class"] = self.cls
+        if self.alias is not None:
+            d["alias"] = self.alias
         object.__setattr__(self, "_definition", d)
 
     def definition(self) -> dict:
         """The tool as served: the Messages API shape ``{name, description, parameters}``,
-        plus its ``class`` when it has one (one dict, shared: every episode created
-        answers it; do not modify it)."""
+        plus its ``class`` when it has one and its ``alias`` when it has one (one
+        dict, shared: every episode created answers it; do not modify it)."""
         return self._definition
 
 

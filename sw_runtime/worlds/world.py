@@ -47,6 +47,7 @@ class World:
     # kind -> hydrate(store, entity_id | None) -> payload: episodes may start
     # from these events (engine/triggers.py); e.g. receivables' invoice.
     triggers: dict = field(default_factory=dict)
+    # every name a call may use -> its tool: the served names and the aliases (tool.py)
     tools_by_name: dict = field(init=False, repr=False)
     tasks_by_id: dict = field(init=False, repr=False)
     epoch_ms: int = field(init=False, repr=False)
@@ -56,18 +57,22 @@ class World:
         dt = datetime.strptime(self.epoch, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
         self.epoch_ms = int(dt.timestamp() * 1000)
         self.tools_by_name = {t.name: t for t in self.tools}
-        self.reactions_by_tool = {}
+        if len(self.tools_by_name) != len(self.tools):
+            raise ValueError(f"world {self.name}: duplicate tool names")
+        for t in self.tools:
+            if t.alias is not None:
+                if self.tools_by_name.setdefault(t.alias, t) is not t:
+                    raise ValueError(f"world {self.name}: the alias {t.alias!r} of {t.name} is another tool's name")
+        self.reactions_by_tool = {}  # keyed by served name, as calls are traced
         for r in self.reactions:
             if r.on not in self.tools_by_name:
                 raise ValueError(f"world {self.name}: reaction {r.id} is on unknown tool {r.on!r}")
-            self.reactions_by_tool.setdefault(r.on, []).append(r)
+            self.reactions_by_tool.setdefault(self.tools_by_name[r.on].name, []).append(r)
         for t in self.tools:
             unknown = set(t.reads or ()) - set(self.collections)
             if unknown:
                 raise ValueError(f"world {self.name}: tool {t.name} reads unknown collections {sorted(unknown)}")
         self.tasks_by_id = {t.id: t for t in self.tasks}
-        if len(self.tools_by_name) != len(self.tools):
-            raise ValueError(f"world {self.name}: duplicate tool names")
         if len(self.tasks_by_id) != len(self.tasks):
             raise ValueError(f"world {self.name}: duplicate task ids")
         if self.state_schema is not None and set(self.state_schema.collections) != set(self.collections):
@@ -91,10 +96,16 @@ class World:
             return None
         return self.state_schema.shapes
 
+    def tool_names(self) -> list:
+        """The served names of the tools, sorted (``tools_by_name`` holds the aliases too)."""
+        return sorted(t.name for t in self.tools)
+
     def served(self, name: str) -> str:
-        """What this world calls a tool its own world calls ``name`` (a
-        composite may serve it as ``world.name``)."""
-        return name
+        """The served name of the tool its own world calls ``name`` (its
+        served name or alias; a composite may serve it as ``world_name``);
+        ``name`` itself when there is none."""
+        tool = self.tools_by_name.get(name)
+        return tool.name if tool is not None else name
 
     def by_world(self, flat: dict) -> dict:
         """A state diff or dump keyed by collection, as answers show it (a

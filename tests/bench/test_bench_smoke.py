@@ -55,6 +55,15 @@ def test_bench_composite_reports_composite_beside_single_in_one_run():
         assert measures[label] > 0, label
 
 
+def test_bench_adapters_reports_per_step_against_batched_in_one_run():
+    rep = json.loads(run(BENCH / "bench_adapters.py", "--episodes", "4", "--turns", "2", "--rounds", "1", "--json"))
+    measures = {r["measure"]: r["value"] for r in rep["rows"]}
+    for mode in ("verl", "skyrl"):
+        assert measures[f"{mode}, per step: requests per call"] == 1.0
+        assert measures[f"{mode}, batched: requests per call"] < 1.0
+        assert measures[f"{mode}: batched / per step, calls/s"] > 0
+
+
 def test_bench_gc_compares_each_setting_with_its_collections():
     out = run(BENCH / "bench_gc.py", "--thresholds", "700,10,10", "100000,10,10", "--rounds", "1",
               "--generations", "1", "--episodes", "60", "--seeds", "6", "--batch-size", "30",

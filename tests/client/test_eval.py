@@ -233,3 +233,10 @@ def test_the_run_line_counts_in_the_singular_too(api, tmp_path):
                   "--data-dir", str(tmp_path), "--no-progress", env={"COLUMNS": "300"})
     assert r.returncode == 0, r.stderr
     assert "1 task × 1 seed × 1 trial = 1 episode" in r.stderr and "1 tasks" not in r.stderr
+
+
+def test_the_report_counts_in_the_singular_too(api, tmp_path):
+    r = sandworld("eval", "--agent", "reference", "--tasks", "cp-01", "--seeds", "0", "--trials", "1", "--url", api,
+                  "--data-dir", str(tmp_path), "--report", "--no-progress")
+    text = (tmp_path / "reports" / f"{run_id_of(r)}.md").read_text()
+    assert "over the same 1 trial;" in text and "1 trial ran," in text and "1 trials" not in text

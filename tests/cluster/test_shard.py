@@ -5,6 +5,7 @@ same port after its process is killed."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import threading
@@ -256,3 +257,8 @@ def test_a_composite_episode_lives_on_one_shard_and_a_batch_steps_both_its_world
         assert httpx.get(f"{url}/episodes/{e.episode_id}").json()["environments"] == pair
     made = shards.create(pair, {"seed": 2})
     assert made["environments"] == pair and made["seed_digest"] == envs[0].observation["seed_digest"]
+    # the handle serves names model APIs accept, and takes a tool's alias as its served name (issue 34, item 9)
+    assert all(re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", t["name"]) for t in made["tools"])
+    both = shards.batch([{"episode_id": made["episode_id"], "tool": name, "arguments": {"owner": "acme", "repo": "api"}}
+                         for name in ("repos.get", "repos_get")])["results"]
+    assert [(r["tool"], r["ok"]) for r in both] == [("repos_get", True)] * 2 and both[0]["result"] == both[1]["result"]

@@ -40,3 +40,11 @@ def test_python_block_runs_and_scores_one(index, api, tmp_path):
     assert r.returncode == 0, f"python block {index} failed:\n{code}\n--- stderr ---\n{r.stderr[-3000:]}"
     last = r.stdout.strip().splitlines()[-1]
     assert "1.0" in last, r.stdout
+    assert "Traceback" not in r.stderr, r.stderr[-3000:]  # a clean end (OpenEnv's facade logged one per session)
+
+
+def test_no_block_needs_the_server_variable_set():
+    # Unset, $SANDWORLD_API_URL means http://127.0.0.1:8787/api/v1 (./scripts/serve) to the client and
+    # the OpenEnv facade alike; a block that indexes os.environ for it fails for a user who never set it.
+    for code in blocks("python"):
+        assert not re.search(r"os\.environ\[[\"']SANDWORLD_API_URL", code), code

@@ -8,7 +8,9 @@ routes are checked with plain requests.
 from __future__ import annotations
 
 import contextlib
+import json
 import pathlib
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +20,7 @@ import pytest
 from openenv.core import GenericEnvClient
 from openenv.core.env_server.mcp_types import CallToolAction
 from openenv.core.mcp_client import MCPToolClient
+from websockets.sync.client import connect
 
 from sandworld.integrations.openenv import SandworldEnvironment
 from sandworld.local import free_port
@@ -29,25 +32,31 @@ FACADE = pathlib.Path(__file__).resolve().parents[2] / "clients/python/sandworld
 
 
 @pytest.fixture(scope="module")
-def facade(api):
-    """The facade in its own process, as ``python -m`` runs it, on a free port."""
+def facade_and_log(api, tmp_path_factory):
+    """The facade in its own process, as ``python -m`` runs it, on a free port; its stderr in a file."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "sandworld.integrations.openenv", "--world", "coinpurse",
-                             "--sandworld-url", api, "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = tmp_path_factory.mktemp("facade") / "stderr.log"
+    with log.open("wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "sandworld.integrations.openenv", "--world", "coinpurse",
+                                 "--sandworld-url", api, "--port", str(port)],
+                                stdout=subprocess.DEVNULL, stderr=err)
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):
             with contextlib.suppress(httpx.TransportError):
                 if httpx.get(f"{url}/health", timeout=1).status_code == 200:
                     break
-            assert proc.poll() is None, proc.stderr.read().decode()
+            assert proc.poll() is None, log.read_text()
             time.sleep(0.1)
-        yield url
+        yield url, log
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-        proc.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def facade(facade_and_log):
+    return facade_and_log[0]
 
 
 def test_openenvs_client_plays_a_coinpurse_task_to_a_score_of_one(facade):
@@ -90,6 +99,21 @@ def test_the_http_routes_of_openenvs_contract(facade):
         listed = c.post("/step", json={"action": {"type": "list_tools"}}).json()
         assert "tools" in listed["observation"]
         assert "properties" in c.get("/schema").json()["action"]
+
+
+def test_a_client_that_leaves_ends_its_session_without_a_traceback(facade_and_log):
+    # openenv-core 0.3.0's /ws handler closes the socket once the client is gone, and Starlette answers
+    # that with WebSocketDisconnect: every session's end logged a 60-line traceback (a race when the
+    # client closes politely, certain when it drops the connection, as here).
+    url, log = facade_and_log
+    with connect(url.replace("http://", "ws://") + "/ws") as ws:
+        ws.send(json.dumps({"type": "reset", "data": {"task_id": "cp-01", "seed": 0}}))
+        assert json.loads(ws.recv(timeout=30))["type"] == "observation"
+        ws.socket.shutdown(socket.SHUT_RDWR)  # gone without a close frame
+    with GenericEnvClient(base_url=url).sync() as env:  # the facade serves on, and a polite close is quiet too
+        assert env.reset(task_id="cp-01", seed=0).observation["instruction"]
+    time.sleep(1.0)
+    assert "Traceback" not in log.read_text(), log.read_text()
 
 
 def test_sessions_run_concurrently_and_the_contract_files_ship():

@@ -21,6 +21,7 @@ from transformers.utils import get_json_schema
 from sandworld.integrations import _schema
 from sandworld.integrations.trl import PROMPT, dataset_rows, environment_class, reward_func
 from sandworld.tools import model_name
+from sw_runtime.worlds import get_world
 from tests.integrations.helpers import every_tool, reference
 
 
@@ -123,15 +124,16 @@ def test_a_composite_episode_is_one_trl_environment_with_both_worlds_tools(api, 
     factory = made(["codehost", "offsite-planning"], api)
     instance = factory()
     tools = trl_tools(instance)
-    assert {model_name("pulls.merge"), model_name("slack.chat.postMessage")} <= set(tools)
-    for name in (model_name("pulls.merge"), model_name("slack.chat.postMessage")):
+    served = get_world("codehost+offsite-planning").served  # the solution names tools by their aliases
+    assert {"pulls_merge", "slack_chat_postMessage"} <= set(tools)
+    for name in ("pulls_merge", "slack_chat_postMessage"):
         get_json_schema(tools[name])  # GRPOTrainer renders every tool so
     observation = instance.reset(task_id="xa-01", seed=3, prompt=[])
     setup = reference("codehost+offsite-planning", instance._env.observation)
     assert setup.instruction in observation
     completion = []
     for tool, arguments in setup.solution:
-        result = str(tools[model_name(tool)](**arguments))
+        result = str(tools[served(tool)](**arguments))
         assert result.startswith('{"ok":true'), result
         completion.append({"role": "tool", "name": tool, "content": result})
     completion.append({"role": "assistant", "content": setup.output})
@@ -144,6 +146,8 @@ def test_a_rows_episode_options_reach_the_episode(api, made):
                    signals=True, fault_profile="timeout_before_commit")
     obs = instance._env.observation
     assert obs["scoring"] == "informative" and obs["signals"] is True and obs["fault_profile"] == "timeout_before_commit"
+    held = instance._env.episode()  # as the server holds it
+    assert held["scoring"] == "informative" and held["signals"] is True
 
 
 def test_tool_results_are_capped_for_the_completion_budget(api, made):
@@ -153,3 +157,61 @@ def test_tool_results_are_capped_for_the_completion_budget(api, made):
     instance.reset(task_id="cp-01", seed=0)
     text = instance.list_transactions()
     assert len(text) < 300 and "characters cut" in text
+
+
+def test_get_reward_is_trls_hook_only_when_asked_and_scores_the_episode(api, made):
+    plain = made("coinpurse", api)
+    assert "get_reward" not in dict(inspect.getmembers(plain, predicate=inspect.isfunction))  # no second column
+    cls = environment_class("coinpurse", base_url=api, get_reward=True)
+    try:
+        instance = cls()
+        # GRPOTrainer (trl 1.16, __init__): a class function named get_reward makes the env own the reward
+        members = dict(inspect.getmembers(type(instance), predicate=inspect.isfunction))
+        assert "get_reward" in members and "get_reward" not in trl_tools(instance)
+        instance.reset(task_id="cp-04", seed=1, prompt=[], scoring="informative")
+        setup = reference("coinpurse", instance._env.observation)
+        tools = trl_tools(instance)
+        for tool, arguments in setup.solution:
+            assert str(tools[model_name(tool)](**arguments)).startswith('{"ok":true')
+        reward = instance.get_reward()
+        assert reward == instance._env.evaluation["score"] and instance._env.evaluation["scoring"] == "informative"
+        assert reward == 1.0 and instance.get_reward() == 1.0  # submitted once
+    finally:
+        cls.close()
+
+
+def test_batched_tools_are_async_and_one_turns_calls_go_out_as_one_batch(api):
+    # GRPOTrainer (trl 1.16, _tool_call_loop) sorts tool methods with inspect.iscoroutinefunction and, for
+    # each rollout, runs the async calls of its turn with asyncio.gather on its daemon event loop
+    # (run_coroutine_threadsafe(...).result()), then goes on to the next rollout.
+    import asyncio
+    import threading
+
+    cls = environment_class("coinpurse", base_url=api, batch=True)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        rollouts = [cls() for _ in range(2)]
+        for env in rollouts:
+            env.reset(task_id="cp-04", seed=1, prompt=[])
+        setup = reference("coinpurse", rollouts[0]._env.observation)
+        for env in rollouts:
+            tools = trl_tools(env)
+            assert all(inspect.iscoroutinefunction(t) for t in tools.values())
+            get_json_schema(tools["list_requests"])  # still renders as a tool
+
+            async def turn(tools=tools):
+                return await asyncio.gather(*(tools[model_name(t)](**a) for t, a in setup.solution),
+                                            return_exceptions=True)
+
+            results = asyncio.run_coroutine_threadsafe(turn(), loop).result()
+            assert all(str(r).startswith('{"ok":true') for r in results), results
+        assert cls._batcher.requests == 2 and cls._batcher.calls == 2 * len(setup.solution)
+        assert reward_func([[{"role": "assistant", "content": setup.output}]] * 2, environments=rollouts) == [1.0] * 2
+    finally:
+        asyncio.run_coroutine_threadsafe(cls.aclose(), loop).result()
+        cls.close()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -41,6 +42,23 @@ def test_every_world_serves_its_episode_over_mcp(http, base, world):
     assert result.isError is (not trace[0]["ok"])
 
 
+@pytest.mark.parametrize("world", ["offsite-planning", "codehost", "helpdesk", "tracker", "billing"])
+def test_mcp_lists_names_model_apis_accept_and_calls_take_the_alias(http, base, world):
+    ep = http.post(f"/environments/{world}/episodes", json={}).json()
+    read = next(t for t in ep["tools"] if t["class"] == "safe" and "alias" in t)
+
+    async def work(s):
+        listed = (await s.list_tools()).tools
+        return listed, [await s.call_tool(name, {}) for name in (read["alias"], read["name"])]
+
+    listed, (by_alias, by_name) = mcp(base + ep["mcp_url"], ep["tools_token"], work)
+    # an MCP client that hands tools/list to a model (Claude's mcp__server__tool) needs these names
+    assert listed and all(re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", t.name) for t in listed)
+    assert by_alias.isError == by_name.isError and by_alias.content[0].text == by_name.content[0].text
+    trace = http.get(f"/episodes/{ep['episode_id']}").json()["trace"]
+    assert [t["tool"] for t in trace] == [read["name"]] * 2  # traced by the served name either way
+
+
 def test_an_episodes_token_opens_its_real_addresses_only(http, base):
     import httpx
 
@@ -50,7 +68,7 @@ def test_an_episodes_token_opens_its_real_addresses_only(http, base):
     assert ok.status_code == 200 and ok.json()["resultSizeEstimate"] == 4
     assert httpx.get(url, headers={"authorization": f"Bearer {b['tools_token']}"}).status_code == 401
     trace = http.get(f"/episodes/{a['episode_id']}").json()["trace"]
-    assert [(t["tool"], t["arguments"]) for t in trace] == [("gmail.messages.list", {"userId": "me", "q": "offsite"})]
+    assert [(t["tool"], t["arguments"]) for t in trace] == [("gmail_messages_list", {"userId": "me", "q": "offsite"})]
 
 
 @pytest.mark.slow

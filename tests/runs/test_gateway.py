@@ -51,7 +51,8 @@ def test_the_quickstart_through_the_real_addresses_has_steps_digests(v1, http):
     for name, args in q4_quickstart():
         assert http.post(f"/episodes/{ep['episode_id']}/step", json={"tool": name, "arguments": args}).json()["ok"]
     step = http.get(f"/episodes/{ep['episode_id']}").json()["trace"]
-    assert [c["operation"] for c in rest] == [s["tool"] for s in step]
+    assert [c["operation"] for c in rest] == [n for n, _ in q4_quickstart()]  # 001's: the real APIs' names
+    assert [s["tool"] for s in step] == [n.replace(".", "_") for n, _ in q4_quickstart()]  # step's: served names
     assert [c["state_digest"] for c in rest] == [s["state_digest"] for s in step]
     assert [c["result"] for c in rest] == [s["result"] for s in step]
     assert [c["reactions"] for c in rest] == [s["reactions"] for s in step]
@@ -159,3 +160,16 @@ def test_gmail_and_calendar_paths_as_the_rest_docs_write_them(v1):
     calls = finished(v1, run)["trace"]["calls"]
     assert calls[0]["arguments"] == {"userId": "me", "q": "offsite", "maxResults": 2}  # alt= is the transport's
     assert calls[4]["arguments"]["labelIds"] == ["INBOX", "UNREAD"]
+
+
+def test_a_calls_operation_is_the_real_apis_name_whichever_name_it_used(v1, http):
+    run = new_run(v1)
+    step = f"/episodes/{run['episode_id']}/step"
+    for name, args in (("gmail_messages_list", {"q": "offsite"}), ("slack.conversations.list", {})):
+        assert http.post(step, json={"tool": name, "arguments": args}).json()["ok"]
+    calls = finished(v1, run)["trace"]["calls"]
+    # 001's trace names the operation as the real API does; step's names the served tool
+    assert [c["operation"] for c in calls] == ["gmail.messages.list", "slack.conversations.list"]
+    assert [c["provider"] for c in calls] == ["google.gmail", "slack"]
+    assert [t["tool"] for t in http.get(f"/episodes/{run['episode_id']}").json()["trace"]] == \
+        ["gmail_messages_list", "slack_conversations_list"]

@@ -60,7 +60,7 @@ def test_a_composite_episode_answers_its_worlds_and_one_tool_list(http):
     versions = {w["name"]: w["version"] for w in http.get("/environments").json()["environments"]}
     assert ep["environment_versions"] == {w: versions[w] for w in PAIR}
     names = {t["name"] for t in ep["tools"]}
-    assert {"pulls.merge", "slack.chat.postMessage", "calendar.events.insert"} <= names
+    assert {"pulls_merge", "slack_chat_postMessage", "calendar_events_insert"} <= names
     # the same worlds in another order are the same composite, and a path names it too
     again = create(http, environments=list(reversed(PAIR)), seed=3)
     assert again["seed_digest"] == ep["seed_digest"]

@@ -72,7 +72,8 @@ def test_tool_problems():
     loose = Tool(name="bad name!", description="", params=_Loose, fn=lambda ctx, args: {}, writes=False,
                  schema={"type": "object", "properties": {"x": {"type": "integer", "$ref": "#/x"}}})
     problems = " | ".join(tool_problems(loose))
-    assert "a tool name is" in problems and "description" in problems
+    assert loose.name == "bad_name_" and "tool name" not in problems  # served with _ (worlds/tool.py)
+    assert "description" in problems
     assert "refuse unknown fields" in problems and "not inlined" in problems
 
 

@@ -11,7 +11,8 @@ free/busy), then submits the episode and prints its score.
     python clients/python/examples/mcp_agent.py
 
 The server's address comes from SANDWORLD_API_URL (default
-http://127.0.0.1:8787/api/v1). Needs ``pip install mcp``.
+http://127.0.0.1:8787/api/v1). Needs the client with its ``mcp`` extra
+(``pip install './clients/python[mcp]'``); runs on the SDK's 1.x and 2.x.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ import httpx
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+try:  # mcp 2.x's transport takes an httpx2 client
+    import httpx2 as mcp_httpx
+except ImportError:  # mcp 1.x's takes an httpx one
+    mcp_httpx = httpx
+
 API = os.environ.get("SANDWORLD_API_URL", "http://127.0.0.1:8787/api/v1").rstrip("/")
 ROOT = API.removesuffix("/api/v1")
 LEADERS = ["ingrid", "erik", "mari", "anders", "sofie", "jonas"]
@@ -33,7 +39,7 @@ async def call(session: ClientSession, tool: str, **arguments) -> dict:
     """One tools/call (one step of the episode); the tool's answer as a dict."""
     result = await session.call_tool(tool, arguments)
     answer = json.loads(result.content[0].text)
-    if result.isError:
+    if result.is_error if hasattr(result, "is_error") else result.isError:  # 2.x's name, else 1.x's
         raise RuntimeError(f"{tool} refused: {answer}")
     print(f"  {tool}")
     return answer
@@ -71,8 +77,10 @@ async def main() -> None:
                               json={"task_id": "task_schedule_q4_offsite"})).raise_for_status().json()
         print(f"episode {ep['episode_id']}: {ep['instruction'][:70]}...")
         headers = {"authorization": f"Bearer {ep['tools_token']}"}
-        async with httpx.AsyncClient(headers=headers, timeout=30) as mcp_http:
-            async with streamable_http_client(ROOT + ep["mcp_url"], http_client=mcp_http) as (read, write, _):
+        async with mcp_httpx.AsyncClient(headers=headers, timeout=30) as mcp_http:
+            # 1.x yields (read, write, session id getter), 2.x (read, write)
+            async with streamable_http_client(ROOT + ep["mcp_url"], http_client=mcp_http) as streams:
+                read, write = streams[0], streams[1]
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     tools = (await session.list_tools()).tools

@@ -13,11 +13,13 @@ And back: ``calls_from_anthropic`` and ``calls_from_openai`` read the model's
 tool calls as ``(call_id, tool, arguments)`` ready for ``env.step``.
 Schemas are deep-copied, so a caller may edit what it gets.
 
-Model APIs accept tool names of letters, digits, ``_`` and ``-`` only, while
-some worlds name tools after real API methods (``gmail.messages.list``). The
-model-facing formats (Anthropic, OpenAI) write a dot as ``__``
-(``gmail__messages__list``), and the readers turn the names back; MCP allows
-dots and keeps names as served.
+Model APIs accept tool names of letters, digits, ``_`` and ``-`` only, and the
+server serves only such names: a tool named after a real API method is served
+as ``gmail_messages_list``, with ``gmail.messages.list`` as its ``alias``, so
+names pass through unchanged. An older server served the dotted names; for
+those the model-facing formats (Anthropic, OpenAI) write a dot as ``__``
+(``gmail__messages__list``), and the readers turn the names back; MCP keeps
+names as served.
 """
 
 from __future__ import annotations

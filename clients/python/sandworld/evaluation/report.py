@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from .store import Store
-from .summary import num_ci, pct_ci, summarize
+from .summary import count, num_ci, pct_ci, summarize
 
 
 def _pct(value) -> str:
@@ -74,14 +74,14 @@ def render(run: dict, trials: list, per_task: list, overall, titles: dict, chart
     lines += [
         f"**Pass rate {_pct(overall.pass_rate)} (95 % CI {pct_ci(overall.pass_ci)} %): {overall.passed} of "
         f"{overall.trials} scored trials passed.** Mean score {_num(overall.mean_score)} (95 % CI "
-        f"{num_ci(overall.score_ci)}) over the same {overall.trials} trials; pass^{k} "
+        f"{num_ci(overall.score_ci)}) over the same {count(overall.trials, 'trial')}; pass^{k} "
         f"{_num(overall.pass_hat_k)}; {checks_passed} of {checks_scored} scored checks passed.",
         "",
         f"Scores use the `{meta.get('scoring') or 'share'}` rule (docs/VERIFY.md). Pass-rate intervals are Wilson "
         "score intervals; score intervals are percentile bootstrap intervals (2000 resamples, fixed seed); "
         "pass^k is the chance that k trials of one (task, seed) all pass, estimated as C(c, k) / C(n, k).",
         "",
-        f"The denominator is every scored trial: {len(trials)} trials ran, {masked} were masked (the server or the "
+        f"The denominator is every scored trial: {count(len(trials), 'trial')} ran, {masked} were masked (the server or the "
         f"verifier failed, not the agent) and {training} were training episodes (signals or a fault profile); "
         "both are left out.",
         "",

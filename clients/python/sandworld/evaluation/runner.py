@@ -41,7 +41,7 @@ from ..local import local_server
 from ..transport import __version__ as client_version
 from . import agents, models
 from .store import Store
-from .summary import summarize, table
+from .summary import count, summarize, table
 
 # Failures of the infrastructure, not of the agent: the trial is masked.
 _INFRA = (errors.TransportError, errors.ProtocolError, errors.RateLimited, errors.ServiceUnavailable,
@@ -202,9 +202,9 @@ async def _run(cfg: EvalConfig, urls: list, console: Console, out: Console, show
         state.update(run_id=run_id, done=0, total=len(jobs))
         console.print(
             f"[bold]{run_id}[/]: {', '.join(worlds)} {versions} on sandworld {health.get('version')} "
-            f"({health.get('core')}), agent [bold]{cfg.agent}[/], {_count(len(task_ids), 'task')} × "
-            f"{_count(len(cfg.seeds), 'seed')} × {_count(cfg.trials, 'trial')}"
-            + (f": resuming, {_count(len(jobs), 'trial')} to go" if cfg.resume else f" = {_count(len(jobs), 'episode')}")
+            f"({health.get('core')}), agent [bold]{cfg.agent}[/], {count(len(task_ids), 'task')} × "
+            f"{count(len(cfg.seeds), 'seed')} × {count(cfg.trials, 'trial')}"
+            + (f": resuming, {count(len(jobs), 'trial')} to go" if cfg.resume else f" = {count(len(jobs), 'episode')}")
         )
         sync_client = None if is_async else SandworldClient(urls, max_connections=max(8, concurrency))
         trial = _Trial(cfg, agent, is_async, agent_name, client, sync_client)
@@ -358,7 +358,3 @@ async def _gather_or_stop(coros: list) -> None:
 
 def _join(*parts) -> str:
     return "; ".join(p for p in parts if p)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -121,6 +121,11 @@ def fmt(value, spec: str) -> str:
     return "–" if value is None else format(value, spec)
 
 
+def count(n: int, noun: str) -> str:
+    """``1 task``, ``2 tasks``: a count with its noun in the right number."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def pct_ci(ci) -> str:
     return "–" if ci is None else f"{100 * ci[0]:.0f}–{100 * ci[1]:.0f}"
 

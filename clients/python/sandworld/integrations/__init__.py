@@ -21,15 +21,16 @@ import importlib
 EPISODE_OPTIONS = ("scoring", "signals", "fault_profile", "user_simulator", "agent_name", "mode")
 
 
-def require(module: str, extra: str):
-    """Import ``module`` (a trainer library), or say which extra installs it."""
+def require(module: str, extra: str, then: str = ""):
+    """Import ``module`` (a trainer library), or say which extra installs it (and ``then``, a
+    command to run after it, for a library the extra cannot list)."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as e:
         if e.name and module.split(".")[0] != e.name.split(".")[0]:
             raise  # the library is there; something it needs is not
-        raise ModuleNotFoundError(f"this integration needs {module.split('.')[0]}: pip install 'sandworld[{extra}]'",
-                                  name=e.name) from None
+        how = f"pip install 'sandworld[{extra}]'" + (f" && {then}" if then else "")
+        raise ModuleNotFoundError(f"this integration needs {module.split('.')[0]}: {how}", name=e.name) from None
 
 
 def served_worlds(base_url=None, worlds=None) -> list:

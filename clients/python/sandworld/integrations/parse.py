@@ -9,8 +9,9 @@ text. ``parse_tool_calls`` reads the tool calls in the common formats:
   Responses API's ``{"type": "function_call", "name", "arguments"}``, alone or
   in a fenced ``json`` block.
 
-Names come back as the server serves them (``gmail__messages__list`` →
-``gmail.messages.list``). ``final_answer`` is the text with tool calls and
+Names come back as the server serves them (``gmail_messages_list`` as it
+is; an older server's dotted names from their ``__`` form, ``gmail__messages__list``
+→ ``gmail.messages.list``). ``final_answer`` is the text with tool calls and
 ``<think>`` blocks removed; ``tool_message`` is a step's answer as a chat
 ``tool`` message.
 """

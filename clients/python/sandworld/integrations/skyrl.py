@@ -14,6 +14,15 @@ and reads ``{observations, reward, done, metadata}`` back. Here:
   a ``tool`` message. A turn without a tool call is the final answer: the
   episode is submitted and its score is the reward (``done``). Running out of
   turns submits too.
+- the row's episode options (``scoring``, ``signals``, ``fault_profile``,
+  ``user_simulator``, ``agent_name``, ``mode``) go to the create. With
+  ``signals``, rewards are dense: each turn's reward is the ``progress_delta``
+  its calls made, and the last turn's is the score minus what the turns before
+  earned, so an episode's rewards still add up to its score;
+- envs made for one server share a client and a ``StepBatcher``: SkyRL runs
+  ``step`` in a pool of env workers, and the turns stepping at the same time go
+  out as one ``/batch`` (``env_config["batch_window"]``: seconds, 0 for one
+  request per step).
 
 ``register_worlds()`` registers each served world with SkyRL-gym; the server is
 ``env_config["base_url"]`` or ``$SANDWORLD_API_URL``.
@@ -21,9 +30,12 @@ and reads ``{observations, reward, done, metadata}`` back. Here:
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .. import errors
+from ..client import SandworldClient
+from ..coalesce import WINDOW, StepBatcher
 from ..env import SandworldEnv
 from . import EPISODE_OPTIONS, require, served_worlds
 from .parse import final_answer, parse_tool_calls, tool_message, tools_prompt
@@ -35,6 +47,9 @@ BaseTextEnv, BaseTextEnvStepOutput = _base.BaseTextEnv, _base.BaseTextEnvStepOut
 class SandworldTextEnv(BaseTextEnv):
     """One Sandworld episode as a SkyRL text environment."""
 
+    _shared: dict = {}  # base URL: (client, batcher) every env of the process uses
+    _shared_lock = threading.Lock()
+
     def __init__(self, env_config: Any = None, extras: dict | None = None, environment: str = "coinpurse",
                  base_url=None):
         super().__init__()
@@ -42,7 +57,21 @@ class SandworldTextEnv(BaseTextEnv):
         self.extras = dict(extras or {})
         self.environment = self.extras.get("environment", environment)
         self.max_turns = int(self.extras.get("max_turns") or config.get("max_turns") or 16)
-        self.env = SandworldEnv(config.get("base_url") or base_url)
+        client, self.batcher = self._connection(config.get("base_url") or base_url,
+                                                float(config.get("batch_window", WINDOW)))
+        self.env = SandworldEnv(client=client)
+        self.earned = 0.0  # the dense rewards given so far
+
+    @classmethod
+    def _connection(cls, base_url, window: float):
+        with cls._shared_lock:
+            if base_url not in cls._shared:
+                client = SandworldClient(base_url)
+                cls._shared[base_url] = (client, StepBatcher(client, window=window))
+            client, batcher = cls._shared[base_url]
+            if window > 0:
+                batcher.window = window
+        return client, (batcher if window > 0 else None)
 
     def init(self, prompt):
         options = {k: self.extras[k] for k in EPISODE_OPTIONS if self.extras.get(k) is not None}
@@ -63,24 +92,42 @@ class SandworldTextEnv(BaseTextEnv):
         calls = parse_tool_calls(action)
         if not calls:
             return self._end(final_answer(action))
-        observations = []
-        for name, arguments in calls:
-            try:
-                observations.append(tool_message(name, self.env.step(name, arguments)))
-            except errors.StepLimit:
-                return self._end(None)
+        if self.batcher is not None:
+            results = self.batcher.step_many([(self.env, name, arguments) for name, arguments in calls],
+                                             return_exceptions=True)
+        else:
+            results = []
+            for name, arguments in calls:
+                try:
+                    results.append(self.env.step(name, arguments))
+                except errors.StepLimit as e:
+                    results.append(e)
+                    break
+        observations, reward = [], 0.0
+        for (name, _), result in zip(calls, results):
+            if isinstance(result, errors.StepLimit):
+                return self._end(None, observations)
+            if isinstance(result, BaseException):
+                raise result
+            observations.append(tool_message(name, result))
+            signals = result.get("signals")
+            if signals is not None:
+                reward += float(signals.get("progress_delta") or 0.0)
         if self.turns >= self.max_turns:
             return self._end(None, observations)
-        return BaseTextEnvStepOutput(observations=observations, reward=0.0, done=False,
+        self.earned += reward
+        return BaseTextEnvStepOutput(observations=observations, reward=reward, done=False,
                                      metadata={"tool_calls": len(calls)})
 
     def _end(self, answer, observations=None) -> BaseTextEnvStepOutput:
         evaluation = self.env.submit(answer)
-        return BaseTextEnvStepOutput(observations=observations or [], reward=float(evaluation.get("score") or 0.0),
+        score = float(evaluation.get("score") or 0.0)
+        # With signals the turns before earned their progress: the last turn gets the rest of the score.
+        return BaseTextEnvStepOutput(observations=observations or [], reward=score - self.earned,
                                      done=True, metadata={"evaluation": dict(evaluation)})
 
     def close(self):
-        self.env.close()
+        self.env.close()  # the shared client stays open for the process's other envs
 
 
 def register_worlds(base_url=None, worlds=None) -> list:

@@ -16,7 +16,14 @@ world's tools::
 - each tool method returns the step's answer as JSON text (``{"ok", "result"
   | "error"}``); a refusal is an answer, never an exception;
 - ``reward_func`` submits each episode with the completion's final answer and
-  returns the scores.
+  returns the scores. Or, with ``environment_class(world, get_reward=True)``,
+  the class has TRL's ``get_reward`` hook and owns the reward: it submits the
+  episode with no output (TRL gives the hook no completion) and returns the
+  score, so ``reward_funcs`` may be left out; use one of the two, not both
+  (each would count the score);
+- with ``environment_class(world, batch=True)`` the tool methods are async
+  and step through an ``AsyncStepBatcher`` on TRL's event loop: the calls TRL
+  gathers together go out as one ``/batch``.
 
 Schema constraints survive: an ``enum`` becomes a ``Literal`` type (a real
 ``enum`` in the schema); what ``get_json_schema`` has no place for
@@ -33,7 +40,8 @@ import re
 import threading
 from typing import Literal, Optional, Union
 
-from ..client import SandworldClient, environment_name
+from ..client import AsyncSandworldClient, SandworldClient, environment_name
+from ..coalesce import AsyncStepBatcher
 from ..env import SandworldEnv
 from ..tools import model_name
 from . import EPISODE_OPTIONS, _schema
@@ -42,8 +50,9 @@ from .parse import result_text
 PROMPT = ("Use the tools to complete the task below, following the policy. When you are done, reply with your "
           "final answer and call no tool.")
 _SCALARS = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict, "null": type(None)}
-_RESERVED = {"reset", "close", "get_reward", "environment", "base_url", "max_result_chars"}
+_RESERVED = {"reset", "close", "aclose", "get_reward", "environment", "base_url", "max_result_chars"}
 
+_CLOSED = '{"ok":false,"error":{"code":"episode_closed","message":"the episode was submitted"}}'
 _DOC_HEADERS = re.compile(r"\b(Args|Returns|Raises):")  # get_json_schema splits the docstring at these
 
 
@@ -66,8 +75,9 @@ def _annotation(prop: dict):
     return _SCALARS.get(kind, dict), {"type"}
 
 
-def _tool_method(tool: dict):
-    """A method with the tool's typed signature and ``Args:`` docstring."""
+def _tool_method(tool: dict, batch: bool = False):
+    """A method with the tool's typed signature and ``Args:`` docstring
+    (a coroutine function with ``batch``: TRL awaits those on its event loop)."""
     served = tool["name"]
     params = tool.get("parameters") or {}
     required = set(params.get("required") or [])
@@ -83,8 +93,12 @@ def _tool_method(tool: dict):
         annotations[name] = hint
         lines.append(f"    {name}: {_safe(_schema.note(flat, kept)) or name}")
 
-    def call(self, **arguments):
-        return self._call(served, arguments)
+    if batch:
+        async def call(self, **arguments):
+            return await self._call_batched(served, arguments)
+    else:
+        def call(self, **arguments):
+            return self._call(served, arguments)
 
     call.__name__ = call.__qualname__ = model_name(served)
     call.__signature__ = inspect.Signature(parameters, return_annotation=str)
@@ -104,6 +118,7 @@ class SandworldTRLEnv:
     # Tool results longer than this are cut (0: never): TRL counts them in max_completion_length.
     max_result_chars = 8192
     _client: SandworldClient | None = None
+    _batcher: AsyncStepBatcher | None = None  # with batch=True: made on TRL's event loop, on first use
     _lock = threading.Lock()
 
     def __init__(self):
@@ -133,10 +148,27 @@ class SandworldTRLEnv:
                 cls._client.close()
                 cls._client = None
 
+    @classmethod
+    async def aclose(cls) -> None:
+        """With ``batch=True``: close the batcher's client, on the event loop the tools ran on."""
+        batcher, cls._batcher = cls._batcher, None
+        if batcher is not None:
+            await batcher.client.aclose()
+
     def _call(self, tool: str, arguments: dict) -> str:
         if self._env.done:
-            return '{"ok":false,"error":{"code":"episode_closed","message":"the episode was submitted"}}'
-        text = result_text(self._env.step(tool, arguments))
+            return _CLOSED
+        return self._capped(result_text(self._env.step(tool, arguments)))
+
+    async def _call_batched(self, tool: str, arguments: dict) -> str:
+        if self._env.done:
+            return _CLOSED
+        cls = type(self)
+        if cls._batcher is None:
+            cls._batcher = AsyncStepBatcher(AsyncSandworldClient(cls.base_url))
+        return self._capped(result_text(await cls._batcher.step(self._env, tool, arguments)))
+
+    def _capped(self, text: str) -> str:
         most = self.max_result_chars
         if most and len(text) > most:  # TRL counts tool results in max_completion_length
             text = f"{text[:most]}… ({len(text) - most} characters cut)"
@@ -148,23 +180,35 @@ class SandworldTRLEnv:
         return self._score
 
 
-def environment_class(environment: str | list, base_url=None, tools: list | None = None) -> type:
+def environment_class(environment: str | list, base_url=None, tools: list | None = None, *,
+                      get_reward: bool = False, batch: bool = False) -> type:
     """An ``environment_factory`` for TRL: a class, made with no arguments,
     whose public methods are ``environment``'s tools (a world, or a list of
     two or three for a composite episode). The tools are read from
-    the server at ``base_url`` (default ``$SANDWORLD_API_URL``) unless given."""
+    the server at ``base_url`` (default ``$SANDWORLD_API_URL``) unless given.
+    ``get_reward``: the class owns the reward (TRL's hook; see the module
+    docstring). ``batch``: async tool methods whose calls coalesce into ``/batch``."""
     environment = environment_name(environment)
     if tools is None:
         with SandworldClient(base_url) as client:
             tools = client.environment(environment)["tools"]
-    namespace = {"environment": environment, "base_url": base_url, "_client": None, "_lock": threading.Lock()}
+    namespace = {"environment": environment, "base_url": base_url, "_client": None, "_batcher": None,
+                 "_lock": threading.Lock()}
+    if get_reward:
+        namespace["get_reward"] = _get_reward
     for tool in tools:
-        method = _tool_method(tool)
+        method = _tool_method(tool, batch)
         if method.__name__ in _RESERVED or method.__name__.startswith("_"):
             raise ValueError(f"{environment}'s tool {tool['name']!r} cannot be a TRL tool method")
         namespace[method.__name__] = method
     title = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", environment))
     return type(f"Sandworld{title}Env", (SandworldTRLEnv,), namespace)
+
+
+def _get_reward(self) -> float:
+    """TRL's ``get_reward`` hook: submit the rollout's episode (with no output:
+    the hook gets no completion) and return its score, 0.0 to 1.0."""
+    return self._submit(None)
 
 
 def completion_text(completion) -> str | None:

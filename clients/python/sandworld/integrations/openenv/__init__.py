@@ -34,11 +34,14 @@ from ...client import SandworldClient
 from ...env import SandworldEnv
 from .. import require
 
-_core = require("openenv.core", "openenv")
+# openenv-core's metadata pulls its web UI (gradio), so the extra lists what it imports and
+# openenv-core itself goes in without its dependencies.
+_core = require("openenv.core", "openenv", then="pip install --no-deps 'openenv-core==0.3.0'")
 create_app, Environment, State = _core.create_app, _core.Environment, _core.State
 CallToolAction, CallToolObservation, Tool = _core.CallToolAction, _core.CallToolObservation, _core.Tool
 ListToolsAction, ListToolsObservation = _core.ListToolsAction, _core.ListToolsObservation
 Field = require("pydantic", "openenv").Field
+WebSocketDisconnect = require("starlette.websockets", "openenv").WebSocketDisconnect
 
 SUBMIT = "submit"
 SUBMIT_TOOL = {"name": SUBMIT, "description": "End the episode with your final answer; it is scored.",
@@ -132,10 +135,32 @@ def environment_class(world: str, base_url=None) -> type:
                 {"world": world, "base_url": base_url, "_client": None, "_lock": threading.Lock()})
 
 
+class QuietSessionEnd:
+    """ASGI middleware: a WebSocket session whose client has left ends without a traceback.
+
+    openenv-core 0.3.0's ``/ws`` handler always closes the socket at the end, also when the
+    client already has; Starlette answers that with ``WebSocketDisconnect``, which escaped as
+    a 60-line "Exception in ASGI application" at every session's end. Nobody is left to answer,
+    so that one exception ends the connection quietly; any other still propagates."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "websocket":
+            return await self.app(scope, receive, send)
+        try:
+            await self.app(scope, receive, send)
+        except WebSocketDisconnect:
+            pass
+
+
 def make_app(world: str, base_url=None, max_concurrent_envs: int = 64):
     """The OpenEnv server application (FastAPI) for ``world``."""
-    return create_app(environment_class(world, base_url), CallToolAction, SandworldObservation,
-                      env_name=f"sandworld-{world}", max_concurrent_envs=max_concurrent_envs)
+    app = create_app(environment_class(world, base_url), CallToolAction, SandworldObservation,
+                     env_name=f"sandworld-{world}", max_concurrent_envs=max_concurrent_envs)
+    app.add_middleware(QuietSessionEnd)
+    return app
 
 
 __all__ = ["SUBMIT", "SandworldEnvironment", "SandworldObservation", "environment_class", "make_app"]
