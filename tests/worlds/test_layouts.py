@@ -21,6 +21,8 @@ from sw_runtime.engine.engine import Engine
 from sw_runtime.schemas import CreateEpisode
 from sw_runtime.worlds import composites, registry
 
+pytestmark = pytest.mark.slow  # about 40 s for all of them (helpdesk a third of it)
+
 SEEDS = range(10)
 WORLDS = [*registry().values(), *composites()]
 
