@@ -85,7 +85,7 @@ class Cluster:
         if replicas < 1:
             raise ValueError("replicas must be at least 1")
         ray = require_ray()
-        owns_ray = connect(address, NAMESPACE)
+        owns_ray = connect(address, NAMESPACE, host)
         settings = settings or Settings.from_env()
         # The shards run in Ray's worker processes, whose working folder is not this one:
         # a relative data folder (keys, webhooks) means the folder as seen from here.
@@ -194,6 +194,9 @@ def _launch(ray, name: str, shard: int, node_id: str, build_app, settings: Setti
         name=actor_name(name, shard), namespace=NAMESPACE, lifetime="detached" if detached else None,
         num_cpus=0,  # a shard uses a core when it has work; it reserves none it would block others with
         max_restarts=max_restarts, max_task_retries=0, max_concurrency=10_000,
+        # No per-call status events to the GCS (Ray's task list and timeline): each
+        # call would cost the shard, the caller and the GCS for a record nobody reads.
+        enable_task_events=False,
         scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
     ).remote(build_app, own, host, port, url, log_level, protocol, name)
 

@@ -33,15 +33,21 @@ def require_ray():
     return ray
 
 
-def connect(address: str | None, namespace: str) -> bool:
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_ANY = ("0.0.0.0", "::", "")
+
+
+def connect(address: str | None, namespace: str, host: str | None = None) -> bool:
     """Make sure this process is connected to Ray: to ``address`` (``auto``, or
-    ``ray://host:10001``) when given, else to a new embedded local Ray.
+    ``ray://host:10001``) when given, else to a new embedded local Ray whose
+    own ports listen where the shards do (``host``: see ``_node_address``).
     True when this call started it (so the caller shuts it down)."""
     # Nothing leaves this machine unless asked to: no usage report to Ray's makers.
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray = require_ray()
     if ray.is_initialized():
         return False
+    node = None if address or host is None else _node_address(host)
     # An embedded Ray admits only processes holding its token (~/.ray/auth_token,
     # made on first use): Ray's safe default, which it announces with a warning
     # on every start. The default is kept; the announcement is not.
@@ -52,6 +58,30 @@ def connect(address: str | None, namespace: str) -> bool:
 
         join(address, namespace=namespace, log_to_driver=True)
     else:
+        if node is not None:
+            quiet["_node_ip_address"] = node
         ray.init(namespace=namespace, num_cpus=os.cpu_count() or 1, object_store_memory=_OBJECT_STORE,
                  _system_config={"max_direct_call_object_size": _INLINE_ANSWERS}, **quiet)
     return True
+
+
+def _node_address(host: str) -> str | None:
+    """Point an embedded Ray's own ports at ``host``, where the shards listen;
+    the node address to give ``ray.init`` (None: Ray's own choice).
+
+    On loopback, Ray's ports (GCS, raylet, object manager, each worker's gRPC
+    server, the autoscaler's metrics) listen on loopback too: Ray binds them
+    so exactly when the node's address is loopback, which it allows only with
+    its one-machine switch off (``sandworld.ray.one_machine``). This process's
+    children (the GCS, the raylet, the shards) inherit the switch. On another
+    address Ray is told that it is the node's; Ray 2.60 still listens on every
+    interface then (docs/CLUSTER.md). On every interface (0.0.0.0), Ray chooses.
+    """
+    if host in _ANY:
+        return None
+    if host in _LOOPBACK:
+        from sandworld.ray import one_machine
+
+        one_machine()
+        return None
+    return host.strip("[]")

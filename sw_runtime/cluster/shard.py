@@ -21,8 +21,11 @@ import asyncio
 import errno
 import logging
 import os
+import pickle
 import socket
 import time
+
+from sandworld import ray_shared
 
 from ..config import Settings
 from . import members
@@ -134,6 +137,7 @@ class ShardServer:
         if cluster is not None:
             self.app.state.service.membership = members.Membership(cluster)
         self.door = ServiceDoor(self.app.state.service)
+        self.borrowed = ray_shared.Borrowed()
         http = protocol(settings) if protocol is not None else "httptools"
         config = uvicorn.Config(self.app, host=host, port=self.port, loop="none", http=http,
                                 log_level=log_level, access_log=False, timeout_keep_alive=30, lifespan="on")
@@ -200,23 +204,43 @@ class ShardServer:
         return {"shard": self.settings.shard, "ended": ended}
 
     # -- the Ray-native door: the same JSON bytes as HTTP, no HTTP -----------------------
+    # Each answers ``(status, JSON)``, the JSON as a pickle out-of-band buffer: Ray
+    # writes it once into the reply instead of copying it into the pickle first,
+    # and the caller reads it where Ray received it (a 1,000-call answer is 1.3 MB).
 
     async def batch(self, body: bytes) -> tuple:
-        """``POST /batch``: ``(status, JSON bytes)``."""
-        return await self.door.batch(body)
+        """``POST /batch``."""
+        return _out_of_band(await self.door.batch(body))
+
+    async def batch_shared(self, where: str, token: bytes, size: int) -> tuple:
+        """``batch``, its request and answer in a block of shared memory the caller lent
+        (``sandworld.ray_shared``): ``(status, answer length)``; ``(status, answer)``
+        when the answer does not fit; ``(NOT_HERE, None)`` when this process cannot
+        reach the block (the caller is on another machine)."""
+        body = self.borrowed.read(where, token, size)
+        if body is None:
+            return ray_shared.NOT_HERE, None
+        status, out = await self.door.batch(body)
+        written = self.borrowed.write(where, token, out)
+        return (status, written) if written is not None else (status, pickle.PickleBuffer(out))
 
     async def create(self, environment: str, body: bytes, key: str | None = None) -> tuple:
         """``POST /environments/{environment}/episodes``."""
-        return await self.door.create(environment, body, key)
+        return _out_of_band(await self.door.create(environment, body, key))
 
     async def create_many(self, body: bytes, key: str | None = None) -> tuple:
         """``POST /batch/episodes``."""
-        return await self.door.create_many(body, key)
+        return _out_of_band(await self.door.create_many(body, key))
 
     async def submit(self, episode_id: str, body: bytes, key: str | None = None) -> tuple:
         """``POST /episodes/{id}/submit``."""
-        return await self.door.submit(episode_id, body, key)
+        return _out_of_band(await self.door.submit(episode_id, body, key))
 
     async def submit_many(self, body: bytes, key: str | None = None) -> tuple:
         """``POST /batch/submit``."""
-        return await self.door.submit_many(body, key)
+        return _out_of_band(await self.door.submit_many(body, key))
+
+
+def _out_of_band(answer: tuple) -> tuple:
+    status, body = answer
+    return status, pickle.PickleBuffer(body)

@@ -15,5 +15,6 @@ def test_bench_cluster_prints_its_table(tmp_path):
     assert "sandworld bench_cluster" in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shard-00", "shard-01"]  # the shards' logs went there
     for label in ("HTTP, 1 actor", "HTTP, 2 actors", "Ray, 1 actor", "Ray, 2 actors", "HTTP: 2 actors / 1 actor",
-                  "Ray handle / HTTP, 1 actor", "Ray handle / HTTP, 2 actors"):
+                  "Ray / HTTP per shard CPU, 1 actor", "Ray / HTTP per caller core, 1 actor",
+                  "Ray / HTTP per shard CPU, 2 actors", "Ray / HTTP per caller core, 2 actors"):
         assert label in out, label

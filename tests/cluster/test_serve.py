@@ -64,7 +64,9 @@ def test_replicas_without_ray_says_how_to_install_it(tmp_path):
     fake = tmp_path / "ray"
     fake.mkdir()
     (fake / "__init__.py").write_text("raise ImportError('No module named ray')\n")
-    r = _serve("--replicas", "2", env={"PYTHONPATH": str(tmp_path)})
+    # the fake first, then whatever the run had (a worktree puts its own packages there)
+    r = _serve("--replicas", "2", env={"PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path),
+                                                                                os.environ.get("PYTHONPATH")]))})
     assert r.returncode == 2
     assert "Ray is not installed" in r.stderr and "pip install 'sandworld-runtime[cluster]'" in r.stderr
 

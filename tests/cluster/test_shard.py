@@ -262,3 +262,81 @@ def test_a_composite_episode_lives_on_one_shard_and_a_batch_steps_both_its_world
     both = shards.batch([{"episode_id": made["episode_id"], "tool": name, "arguments": {"owner": "acme", "repo": "api"}}
                          for name in ("repos.get", "repos_get")])["results"]
     assert [(r["tool"], r["ok"]) for r in both] == [("repos_get", True)] * 2 and both[0]["result"] == both[1]["result"]
+
+
+def _twins(shards, shard: int) -> list:
+    """Two episodes of one task and seed on ``shard``: the same calls answer them alike."""
+    return [shards.create("coinpurse", {"task_id": "cp-01", "seed": 11}, shard=shard)["episode_id"]
+            for _ in range(2)]
+
+
+def _same_but_ids(a: dict, b: dict) -> bool:
+    strip = [{k: v for k, v in r.items() if k != "episode_id"} for r in a["results"]]
+    return strip == [{k: v for k, v in r.items() if k != "episode_id"} for r in b["results"]]
+
+
+def test_a_batch_on_this_machine_comes_through_shared_memory_as_it_comes_inline(shards):
+    from sandworld import ray_shared
+
+    if not ray_shared.available():
+        pytest.skip("shared-memory batches are Linux-only")
+    a, b = _twins(shards, 0)
+    tools = [("get_balance", {}), ("list_requests", {"status": "pending"}), ("get_balance", {})]
+    shared = shards.batch({"calls": [{"episode_id": a, "tool": t, "arguments": x} for t, x in tools]})
+    assert shards._blocks.free and 0 not in shards._inline  # a block was lent, and taken back
+    shards._inline.add(0)  # the same calls through Ray's reply
+    try:
+        inline = shards.batch({"calls": [{"episode_id": b, "tool": t, "arguments": x} for t, x in tools]})
+    finally:
+        shards._inline.discard(0)
+    assert [r["step"] for r in shared["results"]] == [1, 2, 3]
+    assert _same_but_ids(shared, inline)  # same steps, observations and digests
+    # an error answer comes through the block too, raised as over HTTP
+    with pytest.raises(errors.ApiError) as refused:
+        shards.batch(b'{"calls": "not a list"}')
+    assert 400 <= refused.value.status < 500 and 0 not in shards._inline
+
+
+def test_a_block_the_shard_cannot_reach_sends_the_batch_inline(shards):
+    import ray
+
+    from sandworld import ray_shared
+
+    if not ray_shared.available():
+        pytest.skip("shared-memory batches are Linux-only")
+    block = ray_shared.Block()
+    try:  # a path and token that are not one block (a shard on another machine sees no such file)
+        assert ray.get(shards.actors[1].batch_shared.remote(block.where, b"x" * 16, 2)) == (ray_shared.NOT_HERE, None)
+        assert ray.get(shards.actors[1].batch_shared.remote("/proc/1/fd/999999", block.token, 2)) == (
+            ray_shared.NOT_HERE, None)
+    finally:
+        block.close()
+    a, b = _twins(shards, 1)
+    shards._blocks.take_back(_Elsewhere())  # the next block lent is one the shard cannot reach
+    try:
+        out = shards.batch({"calls": [{"episode_id": a, "tool": "get_balance", "arguments": {}}]})
+        assert out["results"][0]["step"] == 1
+        assert 1 in shards._inline  # that shard's batches go inline from now on
+        again = shards.batch({"calls": [{"episode_id": b, "tool": "get_balance", "arguments": {}}]})
+        assert _same_but_ids(out, again)
+    finally:
+        shards._inline.discard(1)
+
+
+class _Elsewhere:
+    """A block as a handle on another machine would lend it: its path names nothing here."""
+
+    def __init__(self):
+        from sandworld import ray_shared
+
+        self.inner = ray_shared.Block()
+        self.where, self.token = "/proc/1/fd/999999", self.inner.token
+
+    def put(self, body):
+        return self.inner.put(body)
+
+    def answer(self, out):
+        return self.inner.answer(out)
+
+    def close(self):
+        self.inner.close()

@@ -14,7 +14,9 @@ For a trainer that already runs on Ray, beside a cluster started with
 Each method takes and returns what the HTTP route does: JSON bytes in, JSON
 bytes out; or a dict (or list of calls) in, a dict out. A batch is split by
 the shard in each episode id, the parts run on their shards at once, and the
-results come back in call order. New episodes go to the shards in turn.
+results come back in call order. New episodes go to the shards in turn. A
+batch for a shard on this machine travels in a block of shared memory the
+handle lends for the call (``sandworld.ray_shared``), not in Ray's reply.
 
 Errors are the client's typed errors (``sandworld.errors``): an error answer
 raises its ``ApiError``, a slot of a batch stays data. A shard that died is
@@ -32,11 +34,12 @@ import asyncio
 import logging
 import os
 import time
+import weakref
 
 import msgspec
 import orjson
 
-from . import errors
+from . import errors, ray_shared
 from .client import environment_name
 from .routing import keyed_index, shard_of
 from .transport import Retry
@@ -55,11 +58,12 @@ class _Results(msgspec.Struct):
     results: list[msgspec.Raw]
 
 
-class _Id(msgspec.Struct):
+# gc=False: a thousand of these per batch, never in a cycle; the collector need not track them.
+class _Id(msgspec.Struct, gc=False):
     episode_id: str | None = None
 
 
-class _Ids(msgspec.Struct):
+class _Ids(msgspec.Struct, gc=False):
     calls: list[_Id]
 
 
@@ -79,7 +83,8 @@ def join(address: str = "auto", **init_options) -> None:
     An embedded Ray started by ``sandworld serve`` admits only processes that
     hold its token (``~/.ray/auth_token`` on that machine), so token
     authentication is switched on here when that file exists, unless
-    ``RAY_AUTH_MODE`` says otherwise.
+    ``RAY_AUTH_MODE`` says otherwise. One served on loopback listens on
+    loopback only, and is reached so (``one_machine``).
     """
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves this machine
     ray = _ray()
@@ -87,8 +92,44 @@ def join(address: str = "auto", **init_options) -> None:
         return
     if "RAY_AUTH_MODE" not in os.environ:
         _use_token_if_any()
+    if _on_loopback(address):
+        one_machine()
     init_options.setdefault("logging_level", "WARNING")
     ray.init(address=address, **init_options)
+
+
+# Ray's switch for a cluster of one machine, read when ``ray`` is imported.
+# On (Linux's default), Ray swaps a loopback address for the machine's
+# network address, both for its node and for an address it is asked to join.
+ONE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def one_machine() -> None:
+    """Switch this process's Ray to one machine: a Ray started here takes
+    loopback as its node's address, and its servers then listen on loopback
+    only; an address on loopback is joined as given. (Children started after
+    this inherit the switch.)"""
+    import sys
+
+    os.environ[ONE_MACHINE] = "0"
+    constants = sys.modules.get("ray._private.ray_constants")
+    if constants is not None:  # Ray is imported: it has read the switch already
+        constants.ENABLE_RAY_CLUSTER = False
+
+
+def _on_loopback(address: str) -> bool:
+    """Whether ``address`` (``auto``: the Ray this machine last started) is on loopback."""
+    if address == "auto":
+        try:  # where ``ray.init(address="auto")`` looks (kept private by Ray, so guarded)
+            from ray._private.services import get_ray_address_from_environment
+
+            address = get_ray_address_from_environment("auto", None)
+        except Exception:
+            return False
+    if not isinstance(address, str) or "://" in address:  # ray://: Ray's client server, reached as given
+        return False
+    return address.rpartition(":")[0].strip("[]") in _LOOPBACK
 
 
 def _use_token_if_any() -> None:
@@ -138,6 +179,11 @@ class RayShards:
                 f"no shards of a cluster named {name!r} on this Ray (actors {name}-shard-0… in namespace "
                 f"{NAMESPACE!r}): start one with `sandworld serve --replicas N`", code="no_cluster")
         self._turn = 0
+        # Shared-memory blocks for batches to shards on this machine; the shards found on another.
+        self._blocks = ray_shared.Blocks() if ray_shared.available() else None
+        if self._blocks is not None:
+            weakref.finalize(self, self._blocks.close)
+        self._inline: set = set()
 
     def __len__(self) -> int:
         return len(self.actors)
@@ -166,8 +212,8 @@ class RayShards:
         by_shard = self._split(ids or ())
         if len(by_shard) <= 1:  # the whole batch lives on one shard: its bytes go as they are
             shard = next(iter(by_shard), 0)
-            out = await self._call(shard, "batch", body if raw else orjson.dumps({"calls": calls}))
-            return out if raw else orjson.loads(out)
+            return await self._batch(shard, body if raw else orjson.dumps({"calls": calls}),
+                                     bytes if raw else orjson.loads)
         if raw:
             calls = _read_raw(body).calls
             encode = b",".join
@@ -175,12 +221,12 @@ class RayShards:
                      for shard, idx in by_shard.items()]
         else:
             parts = [(shard, idx, orjson.dumps({"calls": [calls[i] for i in idx]})) for shard, idx in by_shard.items()]
-        answers = await asyncio.gather(*(self._call(shard, "batch", part) for shard, _, part in parts))
+        answers = await asyncio.gather(*(self._batch(shard, part, _results) for shard, _, part in parts))
         slots: list = [None] * len(ids)
         for (_, idx, _), answer in zip(parts, answers):
-            for i, slot in zip(idx, _read_results(answer).results):
+            for i, slot in zip(idx, answer):
                 slots[i] = slot
-        out = b'{"results":[' + b",".join(bytes(s) for s in slots) + b"]}"
+        out = b'{"results":[' + b",".join(slots) + b"]}"
         return out if raw else orjson.loads(out)
 
     def create(self, environment: str, body=None, *, shard: int | None = None, key: str | None = None):
@@ -201,7 +247,7 @@ class RayShards:
             self._turn += 1
         raw, data = _encode(body)
         out = await self._call(shard, "create", environment_name(environment), data, key)
-        return out if raw else orjson.loads(out)
+        return bytes(out) if raw else orjson.loads(out)
 
     def submit(self, episode_id: str, body=None, *, key: str | None = None):
         """``POST /episodes/{episode_id}/submit`` (``body``: ``{"output": ...}`` or nothing)."""
@@ -210,7 +256,7 @@ class RayShards:
     async def submit_async(self, episode_id: str, body=None, *, key: str | None = None):
         raw, data = _encode(body)
         out = await self._call(self._shard(episode_id), "submit", episode_id, data, key)
-        return out if raw else orjson.loads(out)
+        return bytes(out) if raw else orjson.loads(out)
 
     # -- calling an actor ----------------------------------------------------------------
 
@@ -218,7 +264,12 @@ class RayShards:
         """``{shard: [call index, ...]}``; a call whose id names no shard of this cluster goes
         to shard 0, which answers it as HTTP would. Ids are grouped by their ``ep_<shard>_``
         head first, so the shard number is parsed once per head, not once per call (this
-        runs in the trainer's process for every batch)."""
+        runs in the trainer's process for every batch); a batch whose ids all share
+        the first one's head (a client's batch for one shard) is seen as such at once."""
+        one = _one_head(ids)
+        if one is not None:
+            shard = shard_of(one)
+            return {shard if shard is not None and shard < len(self.actors) else 0: list(range(len(ids)))}
         heads: dict = {}
         for i, eid in enumerate(ids):
             head = eid[:eid.find("_", eid.find("_") + 1) + 1] if isinstance(eid, str) else None
@@ -243,9 +294,43 @@ class RayShards:
                                   f"({len(self.actors)} shards)", status=404)
         return shard
 
-    async def _call(self, shard: int, method: str, *args) -> bytes:
-        """One actor call: its answer's bytes, or its error raised. A call to a
-        dead or restarting shard is tried again, with backoff."""
+    async def _batch(self, shard: int, body: bytes, use):
+        """``use(answer)`` of one shard's batch, the answer read where it lies: in a
+        block of shared memory lent for the call when the shard is on this machine
+        (``sandworld.ray_shared``), else in Ray's reply."""
+        blocks = self._blocks
+        if blocks is None or shard in self._inline or not hasattr(self.actors[shard], "batch_shared"):
+            return use(await self._call(shard, "batch", body))
+        block = blocks.lend()
+        size = block.put(body)
+        if size is None:  # larger than a block
+            blocks.take_back(block)
+            return use(await self._call(shard, "batch", body))
+        answered = []
+
+        def read(out):
+            answered.append(True)
+            return block.answer(out)
+
+        try:
+            out = await self._call(shard, "batch_shared", block.where, block.token, size,
+                                   prepare=lambda: block.put(body), read=read)
+            if out is None:  # the shard cannot reach this process's memory: another machine
+                self._inline.add(shard)
+                return use(await self._call(shard, "batch", body))
+            return use(out)
+        finally:
+            if answered:
+                blocks.take_back(block)
+            else:  # no answer came (timed out, cancelled, the shard lost): it may yet write there
+                block.close()
+
+    async def _call(self, shard: int, method: str, *args, prepare=None, read=None):
+        """One actor call: its answer's bytes (a view of them where Ray received
+        them, not a copy: see ``ShardServer``), or its error raised. A call to a
+        dead or restarting shard is tried again, with backoff. ``prepare()`` runs
+        before each attempt; ``read(out)`` turns an answer into its bytes (None:
+        the call could not be made so, and its caller makes another)."""
         ray = _ray()
         gone = (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError)
         deadline = time.monotonic() + self.timeout
@@ -253,6 +338,8 @@ class RayShards:
         while True:
             attempt += 1
             try:
+                if prepare is not None:
+                    prepare()  # a shard that died mid-call may have written over the request
                 ref = getattr(self.actors[shard], method).remote(*args)
                 status, out = await asyncio.wait_for(ref, max(0.0, deadline - time.monotonic()))
             except gone as e:
@@ -266,6 +353,12 @@ class RayShards:
             except asyncio.TimeoutError:
                 raise errors.RequestTimeout(f"shard {shard} did not answer {method} within {self.timeout:g} s",
                                             maybe_applied=True, attempts=attempt) from None
+            if read is not None:
+                out = read(out)
+                if out is None:
+                    return None
+            elif not isinstance(out, bytes):  # an out-of-band buffer: read in place
+                out = memoryview(out)
             if status >= 400:
                 raise errors.from_envelope(status, orjson.loads(out), attempts=attempt)
             return out
@@ -278,6 +371,22 @@ class RayShards:
         coro.close()
         raise errors.SandworldError("inside a running event loop, await the *_async method instead",
                                     code="use_async")
+
+
+def _results(answer) -> list:
+    """Each result of a ``/batch`` answer, as bytes of its own."""
+    return [bytes(slot) for slot in _read_results(answer).results]
+
+
+def _one_head(ids) -> str | None:
+    """The ``ep_<shard>_`` head every id starts with, or None (no ids, ids of several
+    shards, or one that is not a string)."""
+    try:
+        first = ids[0]
+        head = first[:first.index("_", first.index("_") + 1) + 1]
+        return head if all(eid.startswith(head) for eid in ids) else None
+    except (IndexError, ValueError, AttributeError, TypeError):
+        return None
 
 
 def _encode(body) -> tuple:
