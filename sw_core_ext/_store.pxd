@@ -6,9 +6,20 @@ from libc.stdint cimport uint64_t
 
 cdef class _Entry:
     """A record with its cached hash (four 64-bit limbs, least significant
-    first). Immutable once stored; the module-level ``_TOMB`` marks removal."""
+    first). Immutable once stored; the module-level ``_TOMB`` marks removal.
+    ``record`` is the record's dict, or in a collection with a declared shape
+    a ``_Row``: its values in the shape's field order (see _store.pyx)."""
     cdef object record
     cdef uint64_t h[4]
+
+
+cdef class _Shape:
+    """A collection's declared record shape: its field names in order. A
+    record with exactly these keys in this order is kept as a row."""
+    cdef tuple fields
+    cdef dict index  # field name -> position in a row
+    cdef Py_ssize_t n
+    cdef dict interned  # string value -> the one object rows share (bounded)
 
 
 cdef class _Layer:
@@ -20,7 +31,7 @@ cdef class _Layer:
     cdef list _pairs  # (id, record) tuples in id order, computed on first scan
 
     cdef list live_ids(self)
-    cdef list pairs(self)
+    cdef list pairs(self)  # (id, stored record or row)
     cdef _Layer flattened(self)
 
 
@@ -37,6 +48,7 @@ cdef class _Col:
     cdef bint same_ids  # live ids are exactly base's: the delta only updated
     cdef bint shared
     cdef object token  # the collection's identity token, None after a write (made on demand)
+    cdef _Shape shape  # the declared record shape, or None: records kept as dicts
 
     cdef _Entry entry(self, object rid)
     cdef int freeze(self) except -1
@@ -56,3 +68,6 @@ cdef class Store:
     cdef _Col _col(self, object name)
     cdef _Col _own(self, object name, _Col col)
     cdef int _insert(self, object collection, object rid, object record) except -1
+    cdef list _raw(self, _Col col)
+    cdef list _query(self, object collection, object where, object between, object order_by,
+                     bint reverse, object limit, int want)

@@ -5,12 +5,24 @@ the pure-Python twin (``_store_py.py``, forced with ``SW_PURE=1``). A state is
 a set of named collections, each mapping a string id to a JSON record (money
 as integer cents). docs/WORLDS.md ("The state core's API") and docs/DIGEST.md
 say more.
+
+A collection may declare a *shape* (``Store(shapes=...)``, from a world's
+``schema.py``): its records are then kept compactly, and reads build a dict,
+equal and with keys in the same order, for each record they return. Queries
+(``scan``, ``select``, ``count``, ``sum`` with ``where``, ``between``,
+``order_by``, ``limit``) run inside the core and build no dict for a record
+they skip; on a collection without a shape they are a Python filter and
+``list.sort``, the reference the compact path is tested against. ``SW_LAYOUT=dicts`` in the environment when a store is made
+ignores its shapes (every record a dict, as before shapes).
 """
 
 from typing import Any, Iterable, Mapping
 
 JSON = Any  # a JSON-compatible value: dict, list, str, int, float, bool or None
 Record = dict[str, JSON]
+Where = Mapping[str, JSON]  # field -> the value it must equal
+Between = Mapping[str, tuple[JSON, JSON]]  # field -> (lo, hi): lo <= value < hi; None: no bound
+OrderBy = str | tuple[str, ...]  # sort by this field (or these fields, as a tuple), stably
 Diff = dict[str, dict[str, list[str]]]  # collection -> {"created": [...], "updated": [...], "removed": [...]}
 
 DIGEST_DOMAIN: bytes
@@ -30,7 +42,10 @@ class Store:
 
     Records handed to the store become its property: never mutate a record
     after inserting it, nor one returned by ``get``/``scan`` (forks share
-    them); ``update`` and ``put`` write new ones.
+    them); ``update`` and ``put`` write new ones. In a collection with a
+    shape a read returns a dict the store built, equal to the record
+    written and with its keys in the same order (built once per row, then
+    shared like any record).
     """
 
     version: int
@@ -45,9 +60,14 @@ class Store:
     store's collections, which its forks keep; settable, all at once."""
 
     def __init__(self, data: Mapping[str, Mapping[str, Record]] | None = None,
-                 collections: Iterable[str] = ()) -> None:
+                 collections: Iterable[str] = (),
+                 shapes: Mapping[str, Iterable[str]] | None = None) -> None:
         """A store holding ``data`` (``{collection: {id: record}}``), with
-        ``collections`` present even when empty."""
+        ``collections`` present even when empty. ``shapes`` gives collections
+        their records' field names in order: a record with exactly those keys
+        in that order is kept compactly (a row of values, the seed's strings
+        interned), any other as a dict. Forks and pickles keep the shapes;
+        ``SW_LAYOUT=dicts`` ignores them."""
 
     # -- reads
     @property
@@ -56,12 +76,30 @@ class Store:
     def has_collection(self, name: str) -> bool: ...
     def get(self, collection: str, rid: str) -> Record | None:
         """The record, or None. ``KeyError`` for an unknown collection."""
-    def count(self, collection: str) -> int: ...
+    def shape(self, collection: str) -> tuple[str, ...] | None:
+        """The collection's declared field names, or None (records kept as dicts)."""
+    def count(self, collection: str, where: Where | None = None, *, between: Between | None = None) -> int:
+        """How many records; with ``where``/``between``, how many match (as for ``scan``)."""
     def ids(self, collection: str) -> list[str]:
         """The ids, in order."""
-    def scan(self, collection: str, where: Mapping[str, JSON] | None = None) -> list[tuple[str, Record]]:
+    def scan(self, collection: str, where: Where | None = None, *, between: Between | None = None,
+             order_by: OrderBy | None = None, reverse: bool = False,
+             limit: int | None = None) -> list[tuple[str, Record]]:
         """``(id, record)`` pairs in id order, keeping records whose top-level
-        fields equal every value of ``where``."""
+        fields equal every value of ``where`` and hold every field of
+        ``between`` with ``lo <= value < hi`` (a record lacking a field is
+        left out). ``order_by`` sorts the kept pairs by that field's value
+        (a tuple of fields: by their values' tuple), stably, as
+        ``list.sort(key=operator.itemgetter(*fields), reverse=reverse)`` of
+        the records would (``KeyError`` if a kept record lacks one); then the
+        first ``limit``."""
+    def select(self, collection: str, where: Where | None = None, *, between: Between | None = None,
+               order_by: OrderBy | None = None, reverse: bool = False, limit: int | None = None) -> list[Record]:
+        """The records of ``scan`` with the same arguments, without their ids."""
+    def sum(self, collection: str, field: str, where: Where | None = None, *,
+            between: Between | None = None) -> JSON:
+        """``field`` added up (``+``, in id order, from 0) over the records
+        ``scan`` would keep; ``KeyError`` if one of them lacks it."""
 
     def identity_of(self, collections: tuple[str, ...] | None) -> object:
         """A token for the records of ``collections``: for one, that

@@ -15,22 +15,36 @@ module does differently, for speed:
 * each collection keeps its sorted ids, patched on insert/remove, so a scan
   does not sort; a shared layer caches its ``(id, record)`` pairs, so
   scanning a collection written only by updates since the fork is a merge
-  of those with the writes, and one not written at all is a list copy.
+  of those with the writes, and one not written at all is a list copy;
+* a collection with a declared shape keeps each record whose keys are the
+  shape's fields, in its order, as a *row* (``_Row``): the tuple of its values
+  (seed strings interned), about half a dict's memory, and its dict once a
+  read has built it (a seed's rows are shared by every episode forked from
+  it, so that is once per seed). Queries (``scan``/``select``/``count``/``sum``
+  with ``where``, ``between``, ``order_by``, ``limit``) test the rows' fields
+  by position in this module, sort rows with a C getter of their positions,
+  and build a dict only for a record they return. A collection without a
+  shape is queried as a Python filter and ``list.sort`` would.
 """
 
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from cpython.dict cimport PyDict_Copy, PyDict_GetItemWithError, PyDict_Keys, PyDict_Update
+from cpython.dict cimport PyDict_Copy, PyDict_GetItemWithError, PyDict_Keys, PyDict_Next, PyDict_SetItem, PyDict_Size, PyDict_Update
 from cpython.list cimport PyList_GET_SIZE
 from cpython.ref cimport PyObject
-from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
+from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint64_t
 from libc.string cimport memcmp, memcpy
 
 import hashlib
 import os
+from operator import itemgetter as _itemgetter
 
 import orjson
+
+cdef extern from "Python.h":
+    dict _PyDict_NewPresized(Py_ssize_t minused)
 
 DIGEST_DOMAIN = b"sandworld-state-v1"
 # Past this many layers a collection is flattened into one, so that reads
@@ -41,6 +55,10 @@ cdef object _dumps = orjson.dumps
 cdef object _SORT = orjson.OPT_SORT_KEYS
 cdef bytes _DOMAIN = DIGEST_DOMAIN
 cdef int _MAX_DEPTH = MAX_DEPTH
+# A shape interns at most this many distinct string values (seeds' repeats:
+# statuses, names, handles), each at most _INTERN_LEN characters long.
+cdef Py_ssize_t _INTERN_MAX = 4096
+cdef Py_ssize_t _INTERN_LEN = 64
 
 
 # -- SHA-256 -------------------------------------------------------------------
@@ -268,6 +286,106 @@ cdef inline _Entry _new_entry(object record, const uint64_t* h):
     return e
 
 
+# -- shapes and rows ------------------------------------------------------------
+
+@cython.no_gc  # holds JSON values: it cannot be part of a reference cycle
+@cython.freelist(64)
+@cython.final
+cdef class _Row:
+    """A record kept compactly: its values in its shape's field order. The
+    record's dict is built on the first read that returns it and kept
+    (``cache``), so the records a read returns often are built once."""
+    cdef tuple values
+    cdef dict cache
+
+    def __getitem__(self, Py_ssize_t i):
+        # A value by position: what the queries' sort keys (itemgetter) read.
+        return self.values[i]
+
+    def __repr__(self):
+        return f"<row {self.values!r}>"
+
+
+@cython.final
+cdef class _Shape:
+    def __cinit__(self, tuple fields):
+        cdef Py_ssize_t i
+        self.fields = fields
+        self.n = PyTuple_GET_SIZE(fields)
+        self.index = {}
+        for i in range(self.n):
+            if type(fields[i]) is not str:
+                raise TypeError(f"a shape's fields are str, not {type(fields[i]).__name__}")
+            self.index[fields[i]] = i
+        if len(self.index) != self.n:
+            raise ValueError(f"a shape names each field once: {fields!r}")
+        self.interned = {}
+
+
+cdef object _to_row(_Shape shape, object record, bint intern):
+    """``record`` as a row of ``shape``, or ``record`` itself when it is not
+    a dict with exactly the shape's keys in the shape's order."""
+    cdef Py_ssize_t pos = 0, i = 0
+    cdef PyObject* k
+    cdef PyObject* v
+    cdef PyObject* p
+    cdef object key, value
+    cdef tuple values
+    cdef _Row row
+    if shape is None or type(record) is not dict or PyDict_Size(record) != shape.n:
+        return record
+    while PyDict_Next(record, &pos, &k, &v):
+        key = <object>PyTuple_GET_ITEM(shape.fields, i)
+        if <PyObject*>key != k and key != <object>k:
+            return record
+        i += 1
+    values = PyTuple_New(shape.n)
+    pos = 0
+    i = 0
+    while PyDict_Next(record, &pos, &k, &v):
+        value = <object>v
+        if intern and type(value) is str and len(<str>value) <= _INTERN_LEN:
+            p = PyDict_GetItemWithError(shape.interned, value)
+            if p != NULL:
+                value = <object>p
+            elif PyDict_Size(shape.interned) < _INTERN_MAX:
+                shape.interned[value] = value
+        Py_INCREF(value)
+        PyTuple_SET_ITEM(values, i, value)
+        i += 1
+    row = _Row.__new__(_Row)
+    row.values = values
+    return row
+
+
+cdef inline object _as_record(_Shape shape, object raw):
+    """The record a stored value stands for: a row's dict, else itself."""
+    if type(raw) is not _Row:
+        return raw
+    if (<_Row>raw).cache is None:
+        (<_Row>raw).cache = _row_dict(shape, (<_Row>raw).values)
+    return (<_Row>raw).cache
+
+
+cdef dict _row_dict(_Shape shape, tuple values):
+    cdef Py_ssize_t i
+    cdef dict d = _PyDict_NewPresized(shape.n)
+    for i in range(shape.n):
+        PyDict_SetItem(d, <object>PyTuple_GET_ITEM(shape.fields, i), <object>PyTuple_GET_ITEM(values, i))
+    return d
+
+
+cdef inline object _field(_Shape shape, object raw, object name):
+    """A stored record's field ``name`` (KeyError if it has none)."""
+    cdef PyObject* p
+    if type(raw) is _Row:
+        p = PyDict_GetItemWithError(shape.index, name)
+        if p == NULL:
+            raise KeyError(name)
+        return <object>PyTuple_GET_ITEM((<_Row>raw).values, <Py_ssize_t>(<object>p))
+    return raw[name]
+
+
 cdef _Entry _lookup(_Layer layer, object rid):
     """The entry for ``rid`` in the top-most layer holding it (maybe _TOMB)."""
     cdef PyObject* e
@@ -293,7 +411,8 @@ cdef class _Layer:
 
     cdef list pairs(self):
         # Scanning a collection nobody wrote since the fork (the common case
-        # for a cached seed) is then a list copy.
+        # for a cached seed) is then a list copy. The pairs hold what the
+        # entries hold: rows stay rows.
         if self._pairs is None:
             self._pairs = [(rid, _lookup(self, rid).record) for rid in self.live_ids()]
         return self._pairs
@@ -446,6 +565,7 @@ cdef class _Col:
     cdef _Col copy(self):
         """A private, writable copy: same layers, empty delta."""
         cdef _Col col = _Col(self.base, {}, self.count)
+        col.shape = self.shape
         col.ids = self.ids
         col.same_ids = True
         return col
@@ -489,18 +609,205 @@ cdef list _overlay(list pairs, dict delta):
     return out
 
 
-cdef bint _matches(object record, object where) except -1:
-    cdef PyObject* p
-    if type(record) is dict and type(where) is dict:
-        for k, v in (<dict>where).items():
-            p = PyDict_GetItemWithError(<dict>record, k)
-            if p == NULL or (<object>p) != v:
+@cython.final
+cdef class _Filter:
+    """A query's ``where`` (equal values) and ``between`` (``lo <= value <
+    hi``, either bound None for none), with each field's row position."""
+    cdef tuple eq_names, eq_values, rg_names, rg_lo, rg_hi
+    cdef Py_ssize_t[16] eq_pos
+    cdef Py_ssize_t[16] rg_pos
+    cdef Py_ssize_t n_eq, n_rg
+    cdef bint row_ok  # every field is in the shape (else no row matches)
+
+    cdef int matches(self, _Shape shape, object raw) except -1:
+        cdef Py_ssize_t i
+        cdef PyObject* p
+        cdef object v, b
+        cdef tuple values
+        if type(raw) is _Row:
+            if not self.row_ok:
+                return False
+            values = (<_Row>raw).values
+            for i in range(self.n_eq):
+                if <object>PyTuple_GET_ITEM(values, self.eq_pos[i]) != <object>PyTuple_GET_ITEM(self.eq_values, i):
+                    return False
+            for i in range(self.n_rg):
+                v = <object>PyTuple_GET_ITEM(values, self.rg_pos[i])
+                b = <object>PyTuple_GET_ITEM(self.rg_lo, i)
+                if b is not None and v < b:
+                    return False
+                b = <object>PyTuple_GET_ITEM(self.rg_hi, i)
+                if b is not None and not (v < b):
+                    return False
+            return True
+        for i in range(self.n_eq):
+            if type(raw) is dict:
+                p = PyDict_GetItemWithError(<dict>raw, <object>PyTuple_GET_ITEM(self.eq_names, i))
+                if p == NULL or (<object>p) != <object>PyTuple_GET_ITEM(self.eq_values, i):
+                    return False
+            else:
+                k = <object>PyTuple_GET_ITEM(self.eq_names, i)
+                if k not in raw or raw[k] != <object>PyTuple_GET_ITEM(self.eq_values, i):
+                    return False
+        for i in range(self.n_rg):
+            k = <object>PyTuple_GET_ITEM(self.rg_names, i)
+            if k not in raw:
+                return False
+            v = raw[k]
+            b = <object>PyTuple_GET_ITEM(self.rg_lo, i)
+            if b is not None and v < b:
+                return False
+            b = <object>PyTuple_GET_ITEM(self.rg_hi, i)
+            if b is not None and not (v < b):
                 return False
         return True
-    for k, v in where.items():
-        if k not in record or record[k] != v:
+
+
+cdef _Filter _compile_filter(_Shape shape, object where, object between):
+    """The filter of ``where`` and ``between``, or None when both are empty."""
+    cdef _Filter f
+    cdef Py_ssize_t i
+    cdef PyObject* p
+    if not where and not between:
+        return None
+    f = _Filter.__new__(_Filter)
+    f.eq_names = tuple(where) if where else ()
+    f.eq_values = tuple([where[k] for k in f.eq_names])
+    f.rg_names = tuple(between) if between else ()
+    f.rg_lo = tuple([_bounds(between[k])[0] for k in f.rg_names])
+    f.rg_hi = tuple([_bounds(between[k])[1] for k in f.rg_names])
+    f.n_eq = len(f.eq_names)
+    f.n_rg = len(f.rg_names)
+    if f.n_eq > 16 or f.n_rg > 16:
+        raise ValueError("a query tests at most 16 fields for equality and 16 for ranges")
+    f.row_ok = shape is not None
+    if shape is not None:
+        for i in range(f.n_eq):
+            p = PyDict_GetItemWithError(shape.index, f.eq_names[i])
+            if p == NULL:
+                f.row_ok = False
+            else:
+                f.eq_pos[i] = <Py_ssize_t>(<object>p)
+        for i in range(f.n_rg):
+            p = PyDict_GetItemWithError(shape.index, f.rg_names[i])
+            if p == NULL:
+                f.row_ok = False
+            else:
+                f.rg_pos[i] = <Py_ssize_t>(<object>p)
+    return f
+
+
+cdef Py_ssize_t _limit(object limit) except -1:
+    if limit < 0:
+        raise ValueError("limit must be >= 0")
+    return limit
+
+
+cdef list _sorted_rows(_Shape shape, list pairs, tuple names, bint reverse):
+    """The stored values of ``pairs`` sorted by ``names`` (stably, as
+    ``list.sort``), or None unless every one is a row with those fields:
+    then the sort's key is a C getter of the rows' positions."""
+    cdef list rows = []
+    cdef list pos = []
+    cdef PyObject* p
+    for name in names:
+        p = PyDict_GetItemWithError(shape.index, name)
+        if p == NULL:
+            return None
+        pos.append(<object>p)
+    for pair in pairs:
+        raw = (<tuple>pair)[1]
+        if type(raw) is not _Row:
+            return None
+        rows.append(raw)
+    rows.sort(key=_itemgetter(*pos), reverse=reverse)
+    return rows
+
+
+cdef list _sort_keys(_Shape shape, list pairs, tuple names):
+    """Each record's sort key, as ``itemgetter(*names)`` gives it: its value
+    of the one field, or the tuple of its values of several. A row's come
+    straight from its positions."""
+    cdef Py_ssize_t n = PyTuple_GET_SIZE(names), i
+    cdef Py_ssize_t[16] pos
+    cdef bint rows = n <= 16
+    cdef PyObject* p
+    cdef list keys = []
+    cdef tuple values, key
+    cdef object value
+    for i in range(n if rows else 0):
+        p = PyDict_GetItemWithError(shape.index, <object>PyTuple_GET_ITEM(names, i))
+        if p == NULL:
+            rows = False  # a row lacks the field: _field raises the KeyError
+            break
+        pos[i] = <Py_ssize_t>(<object>p)
+    for pair in pairs:
+        raw = (<tuple>pair)[1]
+        if rows and type(raw) is _Row:
+            values = (<_Row>raw).values
+            if n == 1:
+                keys.append(<object>PyTuple_GET_ITEM(values, pos[0]))
+                continue
+            key = PyTuple_New(n)
+            for i in range(n):
+                value = <object>PyTuple_GET_ITEM(values, pos[i])
+                Py_INCREF(value)
+                PyTuple_SET_ITEM(key, i, value)
+            keys.append(key)
+        elif n == 1:
+            keys.append(_field(shape, raw, <object>PyTuple_GET_ITEM(names, 0)))
+        else:
+            keys.append(tuple([_field(shape, raw, name) for name in names]))
+    return keys
+
+
+cdef list _plain_query(list pairs, object where, object between, object order_by, bint reverse,
+                       object limit, int want):
+    """A query over dict records as the worlds wrote it before shapes (a
+    filter, then ``list.sort`` with ``itemgetter``): the path of collections
+    without a shape, and with ``SW_LAYOUT=dicts`` the reference the compact
+    layout's compiled path is compared with (tests/worlds/test_layouts.py)."""
+    cdef list kept
+    if where or between:
+        rg = [(k, _bounds(between[k])) for k in between] if between else []
+        if len(where or ()) > 16 or len(rg) > 16:
+            raise ValueError("a query tests at most 16 fields for equality and 16 for ranges")
+        kept = [pair for pair in pairs if _plain_matches((<tuple>pair)[1], where, rg)]
+    else:
+        kept = list(pairs)  # a copy: the cached list is shared
+    if order_by is not None:
+        names = (order_by,) if type(order_by) is str else tuple(order_by)
+        get = _itemgetter(*names)
+        kept.sort(key=lambda pair: get(pair[1]), reverse=reverse)
+    if limit is not None:
+        if limit < 0:
+            raise ValueError("limit must be >= 0")
+        kept = kept[:limit]
+    if want == 0:
+        return kept
+    return [(<tuple>pair)[1] for pair in kept]
+
+
+cdef bint _plain_matches(object record, object where, list rg) except -1:
+    if where:
+        for k, v in where.items():
+            if k not in record or record[k] != v:
+                return False
+    for k, (lo, hi) in rg:
+        if k not in record:
+            return False
+        v = record[k]
+        if lo is not None and v < lo:
+            return False
+        if hi is not None and not (v < hi):
             return False
     return True
+
+
+cdef tuple _bounds(object bounds):
+    if type(bounds) is not tuple and type(bounds) is not list or len(bounds) != 2:
+        raise TypeError(f"a between bound is a (lo, hi) pair, not {bounds!r}")
+    return (bounds[0], bounds[1])
 
 
 cdef inline int _check_id(object rid) except -1:
@@ -523,19 +830,30 @@ cdef class Store:
     def __cinit__(self):
         self._cols = {}
 
-    def __init__(self, data=None, collections=()):
+    def __init__(self, data=None, collections=(), shapes=None):
+        cdef _Col col
         self._cols = {}
         self._acc[0] = self._acc[1] = self._acc[2] = self._acc[3] = 0
         self._digest = None
         self._identity = None
         for name in collections:
             self._add_collection(name)
+        if shapes and _compact_layout():
+            for name, fields in shapes.items():
+                if name not in self._cols:
+                    self._add_collection(name)
+                col = self._cols[name]
+                col.shape = _Shape(tuple(fields))
         if data:
             for name, records in data.items():
                 if name not in self._cols:
                     self._add_collection(name)
+                col = self._cols[name]
                 for rid, record in records.items():
                     self._insert(name, rid, record)
+                    if col.shape is not None:  # intern the seed's strings
+                        e = <_Entry>col.delta[rid]
+                        e.record = _to_row(col.shape, record, True)
 
     def _add_collection(self, name):
         if type(name) is not str:
@@ -565,32 +883,108 @@ cdef class Store:
         return name in self._cols
 
     def get(self, collection, rid):
-        cdef _Entry e = self._col(collection).entry(rid)
-        return None if e is None else e.record
+        cdef _Col col = self._col(collection)
+        cdef _Entry e = col.entry(rid)
+        return None if e is None else _as_record(col.shape, e.record)
 
-    def count(self, collection):
-        return self._col(collection).count
+    def shape(self, collection):
+        """The collection's declared fields, or None (records kept as dicts)."""
+        cdef _Col col = self._col(collection)
+        return None if col.shape is None else col.shape.fields
+
+    def count(self, collection, where=None, *, between=None):
+        """How many records (that match ``where`` and ``between``)."""
+        cdef _Col col = self._col(collection)
+        cdef _Filter f
+        cdef Py_ssize_t n = 0
+        if not where and not between:
+            return col.count
+        if col.shape is None:
+            return len(_plain_query(self._raw(col), where, between, None, False, None, 0))
+        f = _compile_filter(col.shape, where, between)
+        for pair in self._raw(col):
+            if f.matches(col.shape, (<tuple>pair)[1]):
+                n += 1
+        return n
+
+    def sum(self, collection, field, where=None, *, between=None):
+        """The sum of ``field`` over the records that match (0 for none);
+        ``KeyError`` if one of them lacks the field."""
+        cdef _Col col = self._col(collection)
+        cdef _Filter f
+        total = 0
+        if col.shape is None:
+            for record in _plain_query(self._raw(col), where, between, None, False, None, 1):
+                total = total + record[field]
+            return total
+        f = _compile_filter(col.shape, where, between)
+        for pair in self._raw(col):
+            raw = (<tuple>pair)[1]
+            if f is None or f.matches(col.shape, raw):
+                total = total + _field(col.shape, raw, field)
+        return total
 
     def ids(self, collection):
         return list(self._col(collection).sorted_ids())
 
-    def scan(self, collection, where=None):
-        """Records of a collection in id order, as ``(id, record)`` pairs,
-        keeping those whose top-level fields equal every value of ``where``."""
-        cdef _Col col = self._col(collection)
-        cdef list out
+    cdef list _raw(self, _Col col):
+        """``(id, stored record or row)`` in id order; maybe a shared list: never mutate it."""
         if col.base is not None and (col.same_ids or not col.delta):
             # The layers' cached pairs, with our updates laid over them.
-            out = col.base.pairs()
             if col.delta:
-                out = _overlay(out, col.delta)
-            elif where is None:
-                return list(out)  # the cached list is shared: copy it
+                return _overlay(col.base.pairs(), col.delta)
+            return col.base.pairs()
+        return [(rid, col.entry(rid).record) for rid in col.sorted_ids()]
+
+    cdef list _query(self, object collection, object where, object between, object order_by,
+                     bint reverse, object limit, int want):
+        """The matching records in id order (or ``order_by``'s), at most
+        ``limit``: ``want`` 0 ``(id, record)`` pairs, 1 records."""
+        cdef _Col col = self._col(collection)
+        cdef _Shape shape = col.shape
+        cdef _Filter f
+        cdef list raw = self._raw(col)
+        cdef list kept, keys, out
+        cdef Py_ssize_t i, n, stop
+        if shape is None:
+            return _plain_query(raw, where, between, order_by, reverse, limit, want)
+        f = _compile_filter(shape, where, between)
+        if f is not None:
+            kept = [pair for pair in raw if f.matches(shape, (<tuple>pair)[1])]
         else:
-            out = [(rid, col.entry(rid).record) for rid in col.sorted_ids()]
-        if where is None:
-            return out
-        return [pair for pair in out if _matches((<tuple>pair)[1], where)]
+            kept = raw  # maybe shared: read only
+        if order_by is not None and want == 1:
+            rows = _sorted_rows(shape, kept, (order_by,) if type(order_by) is str else tuple(order_by), reverse)
+            if rows is not None:  # every kept record a row: no ids to keep
+                stop = len(rows) if limit is None else min(len(rows), _limit(limit))
+                return [_as_record(shape, rows[i]) for i in range(stop)]
+        if order_by is not None:
+            keys = _sort_keys(shape, kept, (order_by,) if type(order_by) is str else tuple(order_by))
+            # A stable sort of the positions by key, as list.sort(key=...) of the records.
+            order = list(range(len(kept)))
+            order.sort(key=keys.__getitem__, reverse=reverse)
+            kept = [kept[i] for i in order]
+        n = len(kept)
+        stop = n if limit is None else min(n, _limit(limit))
+        out = []
+        if True:
+            for i in range(stop):
+                pair = kept[i]
+                if want == 0:
+                    out.append(((<tuple>pair)[0], _as_record(shape, (<tuple>pair)[1])))
+                else:
+                    out.append(_as_record(shape, (<tuple>pair)[1]))
+        return out
+
+    def scan(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None):
+        """``(id, record)`` pairs in id order (or ``order_by``'s), keeping
+        records whose top-level fields equal every value of ``where`` and lie
+        in every ``[lo, hi)`` of ``between``, at most ``limit`` of them."""
+        return self._query(collection, where, between, order_by, reverse, limit, 0)
+
+    def select(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None):
+        """The records ``scan`` would pair with their ids, without the ids."""
+        return self._query(collection, where, between, order_by, reverse, limit, 1)
 
     # -- writes --------------------------------------------------------------
 
@@ -602,7 +996,7 @@ cdef class Store:
             raise KeyError(f"{collection}[{rid}] exists")
         _hash_record(collection, rid, record, h)
         col = self._own(collection, col)
-        col.delta[rid] = _new_entry(record, h)
+        col.delta[rid] = _new_entry(_to_row(col.shape, record, False), h)
         col.count += 1
         _ids_added(col, rid)
         _acc_add(self._acc, h)
@@ -625,7 +1019,7 @@ cdef class Store:
         cdef _Entry old = col.entry(rid)
         _hash_record(collection, rid, record, h)
         col = self._own(collection, col)
-        col.delta[rid] = _new_entry(record, h)
+        col.delta[rid] = _new_entry(_to_row(col.shape, record, False), h)
         if old is None:
             col.count += 1
             _ids_added(col, rid)
@@ -646,14 +1040,20 @@ cdef class Store:
         cdef _Entry old = col.entry(rid)
         if old is None:
             raise KeyError(f"{collection}[{rid}] does not exist")
-        record = PyDict_Copy(old.record) if type(old.record) is dict else dict(old.record)
+        if type(old.record) is _Row:
+            record = (<_Row>old.record).cache
+            record = _row_dict(col.shape, (<_Row>old.record).values) if record is None else PyDict_Copy(record)
+        elif type(old.record) is dict:
+            record = PyDict_Copy(old.record)
+        else:
+            record = dict(old.record)
         if type(fields) is dict:
             PyDict_Update(record, fields)
         else:
             record.update(fields)
         _hash_record(collection, rid, record, h)
         col = self._own(collection, col)
-        col.delta[rid] = _new_entry(record, h)
+        col.delta[rid] = _new_entry(_to_row(col.shape, record, False), h)
         _acc_sub(self._acc, old.h)
         _acc_add(self._acc, h)
         self._digest = None
@@ -686,7 +1086,7 @@ cdef class Store:
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
-        return old.record
+        return _as_record(col.shape, old.record)
 
     # -- forks, digests, dumps -----------------------------------------------
 
@@ -713,7 +1113,7 @@ cdef class Store:
 
     def __reduce__(self):
         # Pickle and copy by value, like the twin: an equal, independent store.
-        return (Store, (self.to_dict(),))
+        return (Store, (self.to_dict(), (), _shapes(self)))
 
     @property
     def identity(self):
@@ -772,14 +1172,14 @@ cdef class Store:
         cdef uint64_t h[4]
         acc[0] = acc[1] = acc[2] = acc[3] = 0
         for name in self._cols:
-            for rid, record in self.scan(name):
+            for rid, record in self._query(name, None, None, None, False, None, 0):
                 _hash_record(name, rid, record, h)
                 _acc_add(acc, h)
         return _digest_of_limbs(acc)
 
     def to_dict(self, collections=None):
         names = self.collections if collections is None else collections
-        return {name: dict(self.scan(name)) for name in names}
+        return {name: dict(self._query(name, None, None, None, False, None, 0)) for name in names}
 
     def diff(self, Store base not None):
         """Per collection, the ids created, updated and removed going from
@@ -823,6 +1223,17 @@ cdef class Store:
             if created or updated or removed:
                 out[name] = {"created": created, "updated": updated, "removed": removed}
         return out
+
+
+cdef dict _shapes(Store store):
+    cdef _Col col
+    return {name: col.shape.fields for name, col in store._cols.items() if col.shape is not None}
+
+
+cdef bint _compact_layout() except -1:
+    """Are declared shapes honoured? ``SW_LAYOUT=dicts`` keeps every record
+    a dict (the layout before shapes), to compare the two."""
+    return os.environ.get("SW_LAYOUT", "") != "dicts"
 
 
 cdef object _token(_Col col):

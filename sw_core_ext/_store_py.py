@@ -9,12 +9,24 @@ id -> entry, where an entry is ``(record, hash)`` or the tombstone) below one
 private *delta* dict. ``fork()`` freezes the delta into a new layer that parent
 and child then share, so a fork costs O(number of collections) and the first
 write after it touches only the record written.
+
+A collection may have a declared *shape* (its records' field names, in
+order): a record with exactly those keys in that order is kept as a *row*,
+the tuple of its values (a seed's strings interned), and turned back into an
+equal dict, keys in the same order, when a read first returns it (the row
+keeps that dict for the next reads). Queries
+(``scan``/``select``/``count``/``sum`` with ``where``, ``between``,
+``order_by``, ``limit``) test rows' fields by position and build a dict only
+for a record they return. ``SW_LAYOUT=dicts`` ignores shapes (every record a
+dict, the layout before shapes), to compare the two.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from bisect import bisect_left as _bisect_left
+from operator import itemgetter
 
 import orjson
 
@@ -24,6 +36,10 @@ _MASK = _MOD - 1
 # Past this many layers a collection is flattened into one, so that reads
 # stay O(1) in long fork chains; the cost is amortised over the forks.
 MAX_DEPTH = 24
+# A shape interns at most this many distinct string values, each at most
+# _INTERN_LEN characters long.
+_INTERN_MAX = 4096
+_INTERN_LEN = 64
 
 _SORT = orjson.OPT_SORT_KEYS
 _dumps = orjson.dumps
@@ -58,6 +74,179 @@ def digest_of_acc(acc: int) -> str:
 def _check_id(rid) -> None:
     if type(rid) is not str:
         raise TypeError(f"record id must be str, not {type(rid).__name__}")
+
+
+class _Shape:
+    """A collection's declared record shape: its field names in order."""
+
+    __slots__ = ("fields", "index", "n", "interned")
+
+    def __init__(self, fields: tuple):
+        for f in fields:
+            if type(f) is not str:
+                raise TypeError(f"a shape's fields are str, not {type(f).__name__}")
+        self.fields = fields
+        self.index = {f: i for i, f in enumerate(fields)}
+        self.n = len(fields)
+        if len(self.index) != self.n:
+            raise ValueError(f"a shape names each field once: {fields!r}")
+        self.interned = {}
+
+
+class _Row:
+    """A record kept compactly: its values in its shape's field order, and
+    its dict once a read has returned it."""
+
+    __slots__ = ("values", "cache")
+
+    def __init__(self, values: tuple):
+        self.values = values
+        self.cache = None
+
+    def __getitem__(self, i):
+        return self.values[i]
+
+    def __repr__(self) -> str:
+        return f"<row {self.values!r}>"
+
+
+def _to_row(shape, record, intern: bool):
+    """``record`` as a row of ``shape``, or ``record`` itself when it is not
+    a dict with exactly the shape's keys in the shape's order."""
+    if shape is None or type(record) is not dict or len(record) != shape.n:
+        return record
+    for key, field in zip(record, shape.fields):
+        if key is not field and key != field:
+            return record
+    if not intern:
+        return _Row(tuple(record.values()))
+    values = []
+    table = shape.interned
+    for value in record.values():
+        if type(value) is str and len(value) <= _INTERN_LEN:
+            seen = table.get(value)
+            if seen is not None:
+                value = seen
+            elif len(table) < _INTERN_MAX:
+                table[value] = value
+        values.append(value)
+    return _Row(tuple(values))
+
+
+def _as_record(shape, raw):
+    """The record a stored value stands for: a row's dict, else itself."""
+    if type(raw) is not _Row:
+        return raw
+    if raw.cache is None:
+        raw.cache = dict(zip(shape.fields, raw.values))
+    return raw.cache
+
+
+def _field(shape, raw, name):
+    """A stored record's field ``name`` (KeyError if it has none)."""
+    if type(raw) is _Row:
+        return raw.values[shape.index[name]]
+    return raw[name]
+
+
+def _bounds(bounds) -> tuple:
+    if type(bounds) not in (tuple, list) or len(bounds) != 2:
+        raise TypeError(f"a between bound is a (lo, hi) pair, not {bounds!r}")
+    return (bounds[0], bounds[1])
+
+
+class _Filter:
+    """A query's ``where`` (equal values) and ``between`` (``lo <= value <
+    hi``, either bound None for none), with each field's row position."""
+
+    __slots__ = ("eq", "rg", "eq_pos", "rg_pos")
+
+    def __init__(self, shape, where, between):
+        self.eq = [(k, where[k]) for k in where] if where else []
+        self.rg = [(k, *_bounds(between[k])) for k in between] if between else []
+        if len(self.eq) > 16 or len(self.rg) > 16:
+            raise ValueError("a query tests at most 16 fields for equality and 16 for ranges")
+        self.eq_pos = self.rg_pos = None  # None: no row matches (a field outside the shape)
+        if shape is not None and all(k in shape.index for k, _ in self.eq) and all(
+                r[0] in shape.index for r in self.rg):
+            self.eq_pos = [(shape.index[k], v) for k, v in self.eq]
+            self.rg_pos = [(shape.index[k], lo, hi) for k, lo, hi in self.rg]
+
+    def matches(self, raw) -> bool:
+        if type(raw) is _Row:
+            if self.eq_pos is None:
+                return False
+            values = raw.values
+            for i, v in self.eq_pos:
+                if values[i] != v:
+                    return False
+            for i, lo, hi in self.rg_pos:
+                v = values[i]
+                if lo is not None and v < lo:
+                    return False
+                if hi is not None and not (v < hi):
+                    return False
+            return True
+        for k, v in self.eq:
+            if k not in raw or raw[k] != v:
+                return False
+        for k, lo, hi in self.rg:
+            if k not in raw:
+                return False
+            v = raw[k]
+            if lo is not None and v < lo:
+                return False
+            if hi is not None and not (v < hi):
+                return False
+        return True
+
+
+def _plain_query(pairs, where, between, order_by, reverse, limit, want_pairs):
+    """A query over dict records as the worlds wrote it before shapes (a
+    filter, then ``list.sort`` with ``itemgetter``): the path of collections
+    without a shape, and with ``SW_LAYOUT=dicts`` the reference the compact
+    layout's path is compared with (tests/worlds/test_layouts.py)."""
+    if where or between:
+        rg = [(k, _bounds(between[k])) for k in between] if between else []
+        if len(where or ()) > 16 or len(rg) > 16:
+            raise ValueError("a query tests at most 16 fields for equality and 16 for ranges")
+        kept = [pair for pair in pairs if _plain_matches(pair[1], where, rg)]
+    else:
+        kept = pairs
+    if order_by is not None:
+        get = itemgetter(*((order_by,) if type(order_by) is str else tuple(order_by)))
+        kept.sort(key=lambda pair: get(pair[1]), reverse=reverse)
+    if limit is not None:
+        if limit < 0:
+            raise ValueError("limit must be >= 0")
+        kept = kept[:limit]
+    return kept if want_pairs else [record for _, record in kept]
+
+
+def _plain_matches(record, where, rg) -> bool:
+    if where:
+        for k, v in where.items():
+            if k not in record or record[k] != v:
+                return False
+    for k, (lo, hi) in rg:
+        if k not in record:
+            return False
+        v = record[k]
+        if lo is not None and v < lo:
+            return False
+        if hi is not None and not (v < hi):
+            return False
+    return True
+
+
+def _compile_filter(shape, where, between):
+    if not where and not between:
+        return None
+    return _Filter(shape, where, between)
+
+
+def _compact_layout() -> bool:
+    return os.environ.get("SW_LAYOUT", "") != "dicts"
 
 
 class _Layer:
@@ -163,13 +352,14 @@ def _merged_ids(ids: list, edits: dict) -> list:
 
 
 class _Col:
-    __slots__ = ("base", "delta", "count", "token")
+    __slots__ = ("base", "delta", "count", "token", "shape")
 
-    def __init__(self, base, delta, count, token=None):
+    def __init__(self, base, delta, count, token=None, shape=None):
         self.base = base
         self.delta = delta
         self.count = count
         self.token = token  # see ``Store.identity_of``; None after a write, made on demand
+        self.shape = shape  # the declared record shape, or None: records kept as dicts
 
     def entry(self, rid):
         e = self.delta.get(rid)
@@ -200,13 +390,6 @@ class _Col:
         return sorted(live)
 
 
-def _matches(record, where) -> bool:
-    for k, v in where.items():
-        if k not in record or record[k] != v:
-            return False
-    return True
-
-
 class Store:
     """Collections of JSON records with O(1) copy-on-write forks and an
     incrementally maintained SHA-256 state digest.
@@ -218,7 +401,7 @@ class Store:
 
     __slots__ = ("_cols", "_acc", "version", "journal", "_identity", "__weakref__")
 
-    def __init__(self, data: dict | None = None, collections=()):
+    def __init__(self, data: dict | None = None, collections=(), shapes: dict | None = None):
         self._cols = {}
         self._acc = 0
         self.version = 0  # bumped by every write: a cheap "did this change?"
@@ -228,12 +411,20 @@ class Store:
         self.journal = None
         for name in collections:
             self._add_collection(name)
+        if shapes and _compact_layout():
+            for name, fields in shapes.items():
+                if name not in self._cols:
+                    self._add_collection(name)
+                self._cols[name].shape = _Shape(tuple(fields))
         if data:
             for name, records in data.items():
                 if name not in self._cols:
                     self._add_collection(name)
+                col = self._cols[name]
                 for rid, record in records.items():
                     self.insert(name, rid, record)
+                    if col.shape is not None:  # intern the seed's strings
+                        col.delta[rid] = (_to_row(col.shape, record, True), col.delta[rid][1])
 
     def _add_collection(self, name) -> None:
         if type(name) is not str:
@@ -256,25 +447,82 @@ class Store:
         return name in self._cols
 
     def get(self, collection, rid):
-        e = self._col(collection).entry(rid)
-        return None if e is None else e[0]
+        col = self._col(collection)
+        e = col.entry(rid)
+        return None if e is None else _as_record(col.shape, e[0])
 
-    def count(self, collection) -> int:
-        return self._col(collection).count
+    def shape(self, collection):
+        """The collection's declared fields, or None (records kept as dicts)."""
+        col = self._col(collection)
+        return None if col.shape is None else col.shape.fields
+
+    def count(self, collection, where=None, *, between=None) -> int:
+        """How many records (that match ``where`` and ``between``)."""
+        col = self._col(collection)
+        if not where and not between:
+            return col.count
+        if col.shape is None:
+            return len(_plain_query(self._raw(col), where, between, None, False, None, True))
+        f = _compile_filter(col.shape, where, between)
+        return sum(1 for _, raw in self._raw(col) if f.matches(raw))
+
+    def sum(self, collection, field, where=None, *, between=None):
+        """The sum of ``field`` over the records that match (0 for none);
+        ``KeyError`` if one of them lacks the field."""
+        col = self._col(collection)
+        total = 0
+        if col.shape is None:
+            for record in _plain_query(self._raw(col), where, between, None, False, None, False):
+                total = total + record[field]
+            return total
+        f = _compile_filter(col.shape, where, between)
+        for _, raw in self._raw(col):
+            if f is None or f.matches(raw):
+                total = total + _field(col.shape, raw, field)
+        return total
 
     def ids(self, collection) -> list:
         return list(self._col(collection).sorted_ids())
 
-    def scan(self, collection, where=None) -> list:
-        """Records of a collection in id order, as ``(id, record)`` pairs,
-        keeping those whose top-level fields equal every value of ``where``."""
+    def _raw(self, col) -> list:
+        """``(id, stored record or row)`` in id order."""
+        return [(rid, col.entry(rid)[0]) for rid in col.sorted_ids()]
+
+    def _query(self, collection, where, between, order_by, reverse, limit, want_pairs):
         col = self._col(collection)
-        out = []
-        for rid in col.sorted_ids():
-            record = col.entry(rid)[0]
-            if where is None or _matches(record, where):
-                out.append((rid, record))
-        return out
+        shape = col.shape
+        kept = self._raw(col)
+        if shape is None:
+            return _plain_query(kept, where, between, order_by, reverse, limit, want_pairs)
+        f = _compile_filter(shape, where, between)
+        if f is not None:
+            kept = [pair for pair in kept if f.matches(pair[1])]
+        if order_by is not None:
+            names = (order_by,) if type(order_by) is str else tuple(order_by)
+            if len(names) == 1:
+                keys = [_field(shape, raw, names[0]) for _, raw in kept]
+            else:
+                keys = [tuple([_field(shape, raw, name) for name in names]) for _, raw in kept]
+            order = list(range(len(kept)))
+            order.sort(key=keys.__getitem__, reverse=reverse)  # stable, as list.sort(key=...) of the records
+            kept = [kept[i] for i in order]
+        if limit is not None:
+            if limit < 0:
+                raise ValueError("limit must be >= 0")
+            kept = kept[:limit]
+        if want_pairs:
+            return [(rid, _as_record(shape, raw)) for rid, raw in kept]
+        return [_as_record(shape, raw) for _, raw in kept]
+
+    def scan(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None) -> list:
+        """``(id, record)`` pairs in id order (or ``order_by``'s), keeping
+        records whose top-level fields equal every value of ``where`` and lie
+        in every ``[lo, hi)`` of ``between``, at most ``limit`` of them."""
+        return self._query(collection, where, between, order_by, reverse, limit, True)
+
+    def select(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None) -> list:
+        """The records ``scan`` would pair with their ids, without the ids."""
+        return self._query(collection, where, between, order_by, reverse, limit, False)
 
     # -- writes --------------------------------------------------------------
 
@@ -284,7 +532,7 @@ class Store:
         if col.entry(rid) is not None:
             raise KeyError(f"{collection}[{rid}] exists")
         h = record_hash(collection, rid, record)
-        col.delta[rid] = (record, h)
+        col.delta[rid] = (_to_row(col.shape, record, False), h)
         col.count += 1
         self._acc = (self._acc + h) & _MASK
         self._identity = None
@@ -299,7 +547,7 @@ class Store:
         _check_id(rid)
         old = col.entry(rid)
         h = record_hash(collection, rid, record)
-        col.delta[rid] = (record, h)
+        col.delta[rid] = (_to_row(col.shape, record, False), h)
         if old is None:
             col.count += 1
             self._acc = (self._acc + h) & _MASK
@@ -317,10 +565,14 @@ class Store:
         old = col.entry(rid)
         if old is None:
             raise KeyError(f"{collection}[{rid}] does not exist")
-        record = dict(old[0])
+        raw = old[0]
+        if type(raw) is _Row:  # its dict copied, or built (not kept: the row is being replaced)
+            record = dict(raw.cache) if raw.cache is not None else dict(zip(col.shape.fields, raw.values))
+        else:
+            record = dict(raw)
         record.update(fields)
         h = record_hash(collection, rid, record)
-        col.delta[rid] = (record, h)
+        col.delta[rid] = (_to_row(col.shape, record, False), h)
         self._acc = (self._acc - old[1] + h) & _MASK
         self._identity = None
         col.token = None
@@ -346,7 +598,7 @@ class Store:
         self.version += 1
         if self.journal is not None:
             self.journal.append((collection, rid))
-        return old[0]
+        return _as_record(col.shape, old[0])
 
     # -- forks, digests, dumps -----------------------------------------------
 
@@ -357,7 +609,7 @@ class Store:
         cols = {}
         for name, col in self._cols.items():
             col.freeze()
-            cols[name] = _Col(col.base, {}, col.count, _token(col))  # shared until either writes it
+            cols[name] = _Col(col.base, {}, col.count, _token(col), col.shape)  # shared until either writes it
         child._cols = cols
         child._acc = self._acc
         child._identity = self.identity  # shared until either of them writes
@@ -423,7 +675,8 @@ class Store:
     def __reduce__(self):
         # Pickle and copy by value: an equal, independent store. (By default
         # copy.copy would share the mutable collections between the copies.)
-        return (Store, (self.to_dict(),))
+        shapes = {name: col.shape.fields for name, col in self._cols.items() if col.shape is not None}
+        return (Store, (self.to_dict(), (), shapes))
 
     @property
     def accumulator(self) -> int:

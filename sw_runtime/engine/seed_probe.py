@@ -39,8 +39,14 @@ class Probe:
             self._miss(f"$.{collection}")
         return got
 
-    def count(self, collection) -> int:
-        n = self._store.count(collection)
+    def select(self, collection, *args, **kwargs):
+        got = self._store.select(collection, *args, **kwargs)
+        if not got:
+            self._miss(f"$.{collection}")
+        return got
+
+    def count(self, collection, *args, **kwargs) -> int:
+        n = self._store.count(collection, *args, **kwargs)
         if not n:
             self._miss(f"$.{collection}")
         return n

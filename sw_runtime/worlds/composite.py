@@ -141,17 +141,25 @@ class Parts:
         store, collection = self._at(qualified)
         return store.get(collection, rid)
 
-    def count(self, qualified):
+    def count(self, qualified, where=None, **query):
         store, collection = self._at(qualified)
-        return store.count(collection)
+        return store.count(collection, where, **query)
 
     def ids(self, qualified):
         store, collection = self._at(qualified)
         return store.ids(collection)
 
-    def scan(self, qualified, where=None):
+    def scan(self, qualified, where=None, **query):
         store, collection = self._at(qualified)
-        return store.scan(collection, where)
+        return store.scan(collection, where, **query)
+
+    def select(self, qualified, where=None, **query):
+        store, collection = self._at(qualified)
+        return store.select(collection, where, **query)
+
+    def sum(self, qualified, field, where=None, **query):
+        store, collection = self._at(qualified)
+        return store.sum(collection, field, where, **query)
 
     # -- writes (a part's tools write through their own store; these serve checks and tests)
     def insert(self, qualified, rid, record):

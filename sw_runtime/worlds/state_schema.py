@@ -56,10 +56,19 @@ class StateSchema:
     required: tuple = ()
     rules: Callable | None = None
     _fields: dict = field(init=False, repr=False, compare=False)
+    _shapes: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         fields = {name: {f.name for f in msgspec.structs.fields(t)} for name, t in self.records.items()}
         object.__setattr__(self, "_fields", fields)
+        shapes = {name: tuple(f.name for f in msgspec.structs.fields(t)) for name, t in self.records.items()}
+        object.__setattr__(self, "_shapes", shapes)
+
+    @property
+    def shapes(self) -> dict:
+        """Collection -> its record type's field names, in declared order (the
+        order the world's generator and tools build records in)."""
+        return self._shapes
 
     @property
     def collections(self) -> tuple:

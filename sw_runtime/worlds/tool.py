@@ -116,13 +116,21 @@ class _Declared:
         self._check(collection)
         return self._store.get(collection, rid)
 
-    def scan(self, collection, where=None):
+    def scan(self, collection, where=None, **query):
         self._check(collection)
-        return self._store.scan(collection, where)
+        return self._store.scan(collection, where, **query)
 
-    def count(self, collection):
+    def select(self, collection, where=None, **query):
         self._check(collection)
-        return self._store.count(collection)
+        return self._store.select(collection, where, **query)
+
+    def count(self, collection, where=None, **query):
+        self._check(collection)
+        return self._store.count(collection, where, **query)
+
+    def sum(self, collection, field, where=None, **query):
+        self._check(collection)
+        return self._store.sum(collection, field, where, **query)
 
     def ids(self, collection):
         self._check(collection)

@@ -80,13 +80,21 @@ class World:
 
     def seed_store(self, seed: int):
         """The start ``Store`` of ``seed`` (a composite's holds one per part)."""
-        return Store(self.generate(seed), collections=self.collections)
+        return Store(self.generate(seed), collections=self.collections, shapes=self.shapes)
 
     def state_store(self, state: dict, seed: int = 0):
         """The start ``Store`` of a custom ``state`` already validated by
         ``state_schema`` (a composite fills the parts its envelope leaves
         out from ``seed``)."""
-        return Store(state, collections=self.collections)
+        return Store(state, collections=self.collections, shapes=self.shapes)
+
+    @property
+    def shapes(self) -> dict | None:
+        """Collection -> its records' field names in ``state_schema``'s order:
+        the state core keeps such records compactly (``Store(shapes=...)``)."""
+        if self.state_schema is None:
+            return None
+        return self.state_schema.shapes
 
     def tool_names(self) -> list:
         """The served names of the tools, sorted (``tools_by_name`` holds the aliases too)."""

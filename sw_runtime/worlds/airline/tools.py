@@ -41,7 +41,7 @@ def _airport(ctx, code: str) -> None:
 
 
 def _legs(ctx, origin, dest, date) -> list:
-    return [f for _, f in ctx.store.scan("flights", {"origin": origin, "destination": dest, "date": date})]
+    return ctx.store.select("flights", {"origin": origin, "destination": dest, "date": date})
 
 
 @tool(writes=False, params=NoArgs, pure=True, reads=("airports",))

@@ -71,8 +71,8 @@ def repos_get(ctx, args):
     """Get a repository (GET /repos/{owner}/{repo})."""
     rec = _repo(ctx, args)
     full = rec["full_name"]
-    open_issues = sum(1 for _, i in ctx.store.scan("issues") if i["repo"] == full and i["state"] == "open")
-    open_issues += sum(1 for _, p in ctx.store.scan("pulls") if p["repo"] == full and p["state"] == "open")
+    where = {"repo": full, "state": "open"}  # counted inside the state core
+    open_issues = ctx.store.count("issues", where) + ctx.store.count("pulls", where)
     return {**rec, "open_issues_count": open_issues}
 
 

@@ -13,7 +13,6 @@ tasks test.
 from __future__ import annotations
 
 import re
-from operator import itemgetter
 from typing import Annotated, Literal
 
 import msgspec
@@ -97,9 +96,11 @@ def _norm_handle(handle: str) -> str:
     return h if h.startswith("@") else "@" + h
 
 
-# Sort keys as C-level getters: a lambda per record was a tenth of a busy server's time.
-_BY_TIME = itemgetter("created_at", "id")
-_BY_NAME = itemgetter("name", "handle")
+# Sort orders the state core's queries apply (Store.select's order_by): the
+# records are filtered and sorted inside the core, and only those returned
+# are built as dicts.
+_BY_TIME = ("created_at", "id")
+_BY_NAME = ("name", "handle")
 
 
 def _account(ctx) -> dict:
@@ -111,10 +112,8 @@ def _remaining(account: dict) -> int:
 
 
 def _contact_with_handle(ctx, handle: str) -> dict | None:
-    for _, c in ctx.store.scan("contacts"):
-        if c["handle"] == handle:
-            return c
-    return None
+    found = ctx.store.select("contacts", {"handle": handle}, limit=1)
+    return found[0] if found else None
 
 
 def _recipient(ctx, contact_id: str | None, handle: str | None) -> dict:
@@ -233,8 +232,9 @@ def list_contacts(ctx, args):
     Names are not unique; the handle identifies a person. Look-alike handles (@maya-lin vs @maya_lin) are
     different people."""
     q = (args.query or "").strip().casefold()
-    found = [c for _, c in ctx.store.scan("contacts") if q in c["name"].casefold() or q in c["handle"]]
-    found.sort(key=_BY_NAME)
+    found = ctx.store.select("contacts", order_by=_BY_NAME)
+    if q:
+        found = [c for c in found if q in c["name"].casefold() or q in c["handle"]]
     return {"contacts": found}
 
 
@@ -243,18 +243,16 @@ def list_requests(ctx, args):
     """Payment requests other people sent you, oldest first: id, name and handle of the requester (who may or may
     not be one of your contacts), amount in integer cents, note, status (pending, paid or declined), created_at,
     resolved_at, and transaction_id once paid."""
-    found = [r for _, r in ctx.store.scan("requests", None if args.status is None else {"status": args.status})]
-    found.sort(key=_BY_TIME)
-    return {"requests": found}
+    where = None if args.status is None else {"status": args.status}
+    return {"requests": ctx.store.select("requests", where, order_by=_BY_TIME)}
 
 
 @tool(writes=False, params=RequestFilter, pure=True, reads=("outgoing",))
 def list_outgoing_requests(ctx, args):
     """Requests for money you sent to your contacts, oldest first: id, contact_id, name, handle, amount in integer
     cents, note, status (pending, paid or declined), created_at, resolved_at."""
-    found = [o for _, o in ctx.store.scan("outgoing", None if args.status is None else {"status": args.status})]
-    found.sort(key=_BY_TIME)
-    return {"requests": found}
+    where = None if args.status is None else {"status": args.status}
+    return {"requests": ctx.store.select("outgoing", where, order_by=_BY_TIME)}
 
 
 @tool(writes=False, params=TransactionFilter, pure=True, reads=("transactions",))
@@ -262,10 +260,10 @@ def list_transactions(ctx, args):
     """Your transaction history, newest first: type (payment: to or from a person; card: a card purchase;
     transfer: from or to a bank), direction (out or in), amount in integer cents, counterparty, handle and
     contact_id for people, note, request_id when it settled a request, created_at."""
-    who = args.contact_id
-    found = [t for _, t in ctx.store.scan("transactions", None if who is None else {"contact_id": who})]
-    found.sort(key=_BY_TIME, reverse=True)
-    return {"transactions": found[: args.limit], "total": len(found)}
+    where = None if args.contact_id is None else {"contact_id": args.contact_id}
+    store = ctx.store
+    found = store.select("transactions", where, order_by=_BY_TIME, reverse=True, limit=args.limit)
+    return {"transactions": found, "total": store.count("transactions", where)}
 
 
 # -- writes -----------------------------------------------------------------------

@@ -504,9 +504,8 @@ def choose_substitute(ctx, args):
 def list_refunds(ctx, args):
     """Refunds so far, oldest first: id, order_id, items (product_id, quantity, amount in integer cents), reason,
     amount, status, created_at."""
-    found = [r for _, r in ctx.store.scan("refunds") if args.order_id is None or r["order_id"] == args.order_id]
-    found.sort(key=lambda r: (r["created_at"], r["id"]))
-    return {"refunds": found}
+    where = None if args.order_id is None else {"order_id": args.order_id}
+    return {"refunds": ctx.store.select("refunds", where, order_by=("created_at", "id"))}
 
 
 @tool(writes=True, params=RefundArgs)
