@@ -10,8 +10,10 @@ calls of one shard, as a client's batch is after it is split by shard.
 
 - HTTP: pre-encoded ``POST /batch`` requests on raw keep-alive connections,
   ``--inflight`` per shard (``bench_batch.py``'s lean client);
-- Ray: the same bodies through ``RayShards.batch_async`` (bytes in, bytes out),
-  ``--inflight`` per shard.
+- Ray: the same bodies through ``RayShards.batch_async(body, shard=s,
+  copy=False)``, ``--inflight`` per shard: told the shard as HTTP posts to its
+  URL, the answer a view read where it lies (``--ray-split``: the handle finds
+  the shard from the ids; ``--ray-copy``: the answer copied into bytes).
 
 "1 actor" sends everything to shard 0; "2 actors" to both. The four
 configurations take turns, ``--rounds`` times, each round starting one
@@ -80,7 +82,7 @@ class Tally:
 
 
 async def measure(kind: str, n: int, generations: list, pids: list, ray_pids: list, shards, seconds: float,
-                  inflight: int, tally: Tally) -> None:
+                  inflight: int, tally: Tally, ray_split: bool = False, ray_copy: bool = False) -> None:
     """Send each shard's batches until ``seconds`` of wall time; add to ``tally``."""
     ports = [int(u.split(":")[2].split("/")[0]) for u in shards.urls[:n]]
     conns = []
@@ -105,18 +107,21 @@ async def measure(kind: str, n: int, generations: list, pids: list, ray_pids: li
                 raise RuntimeError(f"HTTP {status}: {body[:300]!r}")
             done += 1
 
-    async def ray_worker(queue):
+    async def ray_worker(queue, shard):
         nonlocal done
+        # As the HTTP side posts to the shard's URL, the handle is told the shard (unless --ray-split)
+        # and answers a view of the answer where it lies (unless --ray-copy).
+        given = None if ray_split else shard
         for raw in queue:
             if time.perf_counter() > deadline:
                 break
-            await shards.handle.batch_async(raw)
+            await shards.handle.batch_async(raw, shard=given, copy=ray_copy)
             done += 1
 
     if kind == "HTTP":
         workers = [http_worker(c, queues[s]) for s in range(n) for c in conns[s]]
     else:
-        workers = [ray_worker(queues[s]) for s in range(n) for _ in range(inflight)]
+        workers = [ray_worker(queues[s], s) for s in range(n) for _ in range(inflight)]
     await asyncio.gather(*workers)
     tally.wall += time.perf_counter() - t0
     tally.client += time.process_time() - c0
@@ -206,7 +211,7 @@ async def _run(args, progress, data_dir: str) -> dict:
                     w.conn = await C.Conn.open("127.0.0.1", port)
                     generations.append(await w.batch_generation("coinpurse"))
                 await measure(kind, n, generations, pids, ray_pids, shards, per_round, args.inflight,
-                              tallies[(kind, n)])
+                              tallies[(kind, n)], args.ray_split, args.ray_copy)
                 progress(f"round {r + 1}: {kind}, {n} actor(s)")
         rows = []
         for kind, n in CONFIGS:
@@ -214,7 +219,8 @@ async def _run(args, progress, data_dir: str) -> dict:
             rows.append(C.row(f"{kind}, {n} actor{'s' if n > 1 else ''}", t.rate(), "calls/s", note=t.note()))
         rows += ratios(tallies)
         params = {k: getattr(args, k) for k in ("seconds", "rounds", "episodes", "seeds", "batch_size",
-                                                 "steps_per_episode", "inflight", "rng_seed")}
+                                                 "steps_per_episode", "inflight", "rng_seed", "ray_split",
+                                                 "ray_copy")}
         return C.report("bench_cluster", params, rows)
     finally:
         cluster.stop()
@@ -256,6 +262,10 @@ def main(argv=None) -> int:
     p.add_argument("--batch-size", type=int, default=1000, help="calls per /batch")
     p.add_argument("--steps-per-episode", type=int, default=180, help="calls per episode (under the 200-step limit)")
     p.add_argument("--inflight", type=int, default=2, help="batches in flight per shard")
+    p.add_argument("--ray-split", action="store_true",
+                   help="the Ray handle finds each batch's shard from its ids (default: told it, as HTTP posts to its URL)")
+    p.add_argument("--ray-copy", action="store_true",
+                   help="the Ray handle answers bytes of their own (default: a view of the answer where it lies)")
     p.add_argument("--rng-seed", type=int, default=0, help="seed of the workload's random choices")
     p.add_argument("--data-dir", default=None,
                    help="the shards' data folder (their action logs); default: a temporary one, removed after")

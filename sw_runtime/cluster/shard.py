@@ -224,6 +224,13 @@ class ShardServer:
         written = self.borrowed.write(where, token, out)
         return (status, written) if written is not None else (status, pickle.PickleBuffer(out))
 
+    async def batch_shared_many(self, parts: list) -> tuple:
+        """Several ``batch_shared`` calls in one actor call (each ``(where, token, size)``),
+        run in turn: ``(200, [each one's answer])``. The handle sends the batches for this
+        shard that waited while its calls were in flight so, paying Ray's cost of a call
+        (receiving it, handing it to this loop, replying) once for all of them."""
+        return 200, [await self.batch_shared(*part) for part in parts]
+
     async def create(self, environment: str, body: bytes, key: str | None = None) -> tuple:
         """``POST /environments/{environment}/episodes``."""
         return _out_of_band(await self.door.create(environment, body, key))

@@ -35,7 +35,10 @@ RAY = os.path.join(os.path.dirname(sys.executable), "ray")
 
 
 def _env(token: str) -> dict:
-    return {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token,
+    # Two Ray nodes on one machine: Ray's one-machine switch (which sandworld.ray.join sets in this
+    # process when an earlier test joined a loopback cluster) refuses a second node, so it stays out.
+    inherited = {k: v for k, v in os.environ.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}
+    return {**inherited, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token,
             # notice a lost node within a few seconds, not Ray's default half minute
             "RAY_health_check_period_ms": "500", "RAY_health_check_failure_threshold": "4",
             "RAY_health_check_timeout_ms": "1000", "RAY_health_check_initial_delay_ms": "1000"}

@@ -340,3 +340,64 @@ class _Elsewhere:
 
     def close(self):
         self.inner.close()
+
+
+def test_a_batch_sent_to_the_shard_it_names_answers_as_one_the_handle_routes(cluster, shards):
+    a, b = _twins(shards, 1)
+    calls = lambda eid: orjson.dumps({"calls": [{"episode_id": eid, "tool": "get_balance", "arguments": {}}]})  # noqa: E731
+    routed = orjson.loads(shards.batch(calls(a)))
+    given = shards.batch(calls(b), shard=1)
+    assert isinstance(given, bytes) and _same_but_ids(routed, orjson.loads(given))
+    # a view of the answer where it lies, decoded at once, says the same
+    import asyncio
+
+    async def view():
+        out = await shards.batch_async(calls(b), shard=1, copy=False)
+        assert isinstance(out, memoryview)
+        return orjson.loads(out)
+
+    assert orjson.loads(given)["results"][0]["step"] + 1 == asyncio.run(view())["results"][0]["step"]
+    # told the wrong shard, the batch goes there and answers as that shard's /batch does
+    wrong = orjson.loads(shards.batch(calls(a), shard=0))
+    over_http = httpx.post(f"{cluster.urls[0]}/batch", content=calls(a),
+                           headers={"content-type": "application/json"}).json()
+    assert wrong == over_http and wrong["results"][0]["ok"] is False
+    with pytest.raises(errors.SandworldError) as none:
+        shards.batch(calls(a), shard=2)
+    assert none.value.code == "no_shard"
+
+
+def test_batches_waiting_for_one_shard_go_in_one_actor_call_and_answer_as_each_alone(shards):
+    import asyncio
+
+    from sandworld import ray, ray_shared
+
+    if not ray_shared.available():
+        pytest.skip("shared-memory batches are Linux-only")
+    pairs = [_twins(shards, 0) for _ in range(5)]
+    sent = []
+    call = shards._call
+
+    async def counted(shard, method, *args, **kw):
+        sent.append((method, len(args[0]) if method == "batch_shared_many" else 1))
+        return await call(shard, method, *args, **kw)
+
+    tools = [("get_balance", {}), ("list_requests", {"status": "pending"})]
+    body = lambda eid: orjson.dumps({"calls": [{"episode_id": eid, "tool": t, "arguments": x} for t, x in tools]})  # noqa: E731
+
+    async def together():
+        return await asyncio.gather(*(shards.batch_async(body(a)) for a, _ in pairs),
+                                    shards.batch_async(b'{"calls": "not a list"}'), return_exceptions=True)
+
+    shards._call = counted
+    try:
+        out = asyncio.run(together())
+    finally:
+        del shards._call
+    # LANES calls went at once; the batches that came meanwhile went together in the next
+    assert sent[:ray.LANES] == [("batch_shared_many", 1)] * ray.LANES
+    assert len(sent) < len(pairs) + 1 and max(n for _, n in sent) > 1
+    assert isinstance(out[-1], errors.ApiError) and 400 <= out[-1].status < 500  # its own batch's error only
+    alone = [shards.batch(body(b)) for _, b in pairs]  # each twin alone, one call per batch
+    assert all(_same_but_ids(orjson.loads(o), orjson.loads(a)) for o, a in zip(out, alone))
+    assert shards._lanes[0].busy == 0 and not shards._lanes[0].waiting

@@ -46,12 +46,34 @@ from .transport import Retry
 
 NAMESPACE = "sandworld"  # where the server's launcher names its actors
 CALL_TIMEOUT = 300.0  # seconds one call may take, restarts included; never a hang
+# Actor calls in flight to one shard through shared memory. Batches that come while
+# that many are out wait, and go together in the next call (Ray's cost of a call,
+# about 0.5 ms on each side, is then paid once for all of them).
+LANES = 2
 
 
 class ShardUnavailable(errors.ServiceUnavailable):
     """A shard's actor is dead or restarting and did not answer in time; retry later."""
 
     code = "shard_unavailable"
+
+
+class _Lane:
+    """One shard's shared-memory batches: calls in flight, batches waiting for the next."""
+
+    __slots__ = ("busy", "waiting")
+
+    def __init__(self):
+        self.busy, self.waiting = 0, []
+
+
+class _Part:
+    """One batch in a shared-memory call: its block, its request, where its answer goes."""
+
+    __slots__ = ("block", "size", "body", "answer", "answered")
+
+    def __init__(self, block, size, body, answer):
+        self.block, self.size, self.body, self.answer, self.answered = block, size, body, answer, False
 
 
 class _Results(msgspec.Struct):
@@ -184,23 +206,41 @@ class RayShards:
         if self._blocks is not None:
             weakref.finalize(self, self._blocks.close)
         self._inline: set = set()
+        self._lanes = [_Lane() for _ in self.actors]
 
     def __len__(self) -> int:
         return len(self.actors)
 
     # -- the operations ------------------------------------------------------------------
 
-    def batch(self, body):
+    def batch(self, body, *, shard: int | None = None):
         """``POST /batch``: ``{"calls": [...]}`` (bytes, or a dict, or the list of
-        calls); the answer ``{"results": [...]}`` in call order (bytes for bytes)."""
-        return self._wait(self.batch_async(body))
+        calls); the answer ``{"results": [...]}`` in call order (bytes for bytes).
 
-    async def batch_async(self, body):
-        """``batch``, awaited (from an async Ray actor or any asyncio code)."""
+        ``shard``: the shard every call's episode lives on, when the caller knows
+        it (a batch it split itself, as a client posts to one shard's URL): the
+        batch goes there as it is, unread, and that shard answers a call for
+        another shard's episode ``not_found``, as that shard's ``/batch`` does."""
+        return self._wait(self.batch_async(body, shard=shard))
+
+    async def batch_async(self, body, *, shard: int | None = None, copy: bool = True):
+        """``batch``, awaited (from an async Ray actor or any asyncio code).
+
+        ``copy=False`` (bytes in): the answer is a ``memoryview`` of where it lies
+        (the shared block the shard wrote it into, or Ray's reply) instead of
+        ``bytes`` of its own. Read or decode it before this coroutine's caller next
+        awaits: the block is lent to the next batch from then on."""
         raw = isinstance(body, bytes | bytearray | memoryview)
+        if shard is not None:
+            if not isinstance(shard, int) or not 0 <= shard < len(self.actors):
+                raise errors.SandworldError(f"no shard {shard!r} in this cluster ({len(self.actors)} shards)",
+                                            code="no_shard")
+            data = bytes(body) if raw else orjson.dumps({"calls": body["calls"] if isinstance(body, dict)
+                                                         else list(body)})
+            return await self._batch(shard, data, (bytes if copy else _view) if raw else orjson.loads)
         if raw:
-            # Only the ids are read (msgspec skips the rest); calls stay the caller's bytes.
             body = bytes(body)
+            # Only the ids are read (msgspec skips the rest); calls stay the caller's bytes.
             try:
                 ids = [c.episode_id for c in _read_ids(body).calls]
             except (msgspec.DecodeError, RecursionError):
@@ -213,7 +253,7 @@ class RayShards:
         if len(by_shard) <= 1:  # the whole batch lives on one shard: its bytes go as they are
             shard = next(iter(by_shard), 0)
             return await self._batch(shard, body if raw else orjson.dumps({"calls": calls}),
-                                     bytes if raw else orjson.loads)
+                                     (bytes if copy else _view) if raw else orjson.loads)
         if raw:
             calls = _read_raw(body).calls
             encode = b",".join
@@ -299,31 +339,70 @@ class RayShards:
         block of shared memory lent for the call when the shard is on this machine
         (``sandworld.ray_shared``), else in Ray's reply."""
         blocks = self._blocks
-        if blocks is None or shard in self._inline or not hasattr(self.actors[shard], "batch_shared"):
+        if blocks is None or shard in self._inline or not hasattr(self.actors[shard], "batch_shared_many"):
             return use(await self._call(shard, "batch", body))
         block = blocks.lend()
         size = block.put(body)
         if size is None:  # larger than a block
             blocks.take_back(block)
             return use(await self._call(shard, "batch", body))
-        answered = []
-
-        def read(out):
-            answered.append(True)
-            return block.answer(out)
-
+        part = _Part(block, size, body, asyncio.get_running_loop().create_future())
+        lane = self._lanes[shard]
+        lane.waiting.append(part)
+        self._next(shard)
         try:
-            out = await self._call(shard, "batch_shared", block.where, block.token, size,
-                                   prepare=lambda: block.put(body), read=read)
+            out = await part.answer
             if out is None:  # the shard cannot reach this process's memory: another machine
                 self._inline.add(shard)
                 return use(await self._call(shard, "batch", body))
             return use(out)
         finally:
-            if answered:
+            if part.answered:
                 blocks.take_back(block)
             else:  # no answer came (timed out, cancelled, the shard lost): it may yet write there
+                lane.waiting = [p for p in lane.waiting if p is not part]
                 block.close()
+
+    def _next(self, shard: int) -> None:
+        """Send the batches waiting for ``shard``, all in one actor call, unless ``LANES``
+        calls to it are in flight already (then the next one to return sends them)."""
+        lane = self._lanes[shard]
+        if lane.waiting and lane.busy < LANES:
+            parts, lane.waiting = lane.waiting, []
+            lane.busy += 1
+            asyncio.get_running_loop().create_task(self._send(shard, parts))
+
+    async def _send(self, shard: int, parts: list) -> None:
+        lane = self._lanes[shard]
+        try:
+            def prepare():
+                for part in parts:
+                    part.block.put(part.body)
+
+            answers = await self._call(shard, "batch_shared_many",
+                                       [(p.block.where, p.block.token, p.size) for p in parts],
+                                       prepare=prepare, read=lambda out: out)
+            for part, (status, out) in zip(parts, answers):
+                if part.answer.done():  # its caller gave up waiting
+                    continue
+                if status == ray_shared.NOT_HERE:
+                    part.answer.set_result(None)
+                    continue
+                part.answered = True
+                out = part.block.answer(out)
+                if status >= 400:
+                    part.answer.set_exception(errors.from_envelope(status, orjson.loads(out), attempts=1))
+                else:
+                    part.answer.set_result(out)
+        except BaseException as e:  # the shard is down, or did not answer in time: each batch says so
+            for part in parts:
+                if not part.answer.done():
+                    part.answer.set_exception(e)
+            if not isinstance(e, Exception):
+                raise
+        finally:
+            lane.busy -= 1
+            self._next(shard)
 
     async def _call(self, shard: int, method: str, *args, prepare=None, read=None):
         """One actor call: its answer's bytes (a view of them where Ray received
@@ -376,6 +455,10 @@ class RayShards:
 def _results(answer) -> list:
     """Each result of a ``/batch`` answer, as bytes of its own."""
     return [bytes(slot) for slot in _read_results(answer).results]
+
+
+def _view(answer) -> memoryview:
+    return answer if isinstance(answer, memoryview) else memoryview(answer)
 
 
 def _one_head(ids) -> str | None:
