@@ -1,10 +1,11 @@
-"""Build the Cython state core ``sw_core_ext._store``.
+"""Build the Cython state core: ``sw_core_ext._store`` and ``sw_core_ext._calls``.
 
 Everything else (metadata, packages, scripts) is in pyproject.toml; this file
-exists only to declare the extension. Cython is a build requirement, so the
-generated C is never committed: ``pip install -e .`` cythonizes
-``_store.pyx`` (again only when it changed) and compiles it. The extension
-needs no OpenSSL headers or link flags: it finds libcrypto at import time.
+exists only to declare the extensions. Cython is a build requirement, so the
+generated C is never committed: ``pip install -e .`` cythonizes ``_store.pyx``
+and ``_calls.pyx`` (again only when they changed) and compiles them. The
+extensions need no OpenSSL headers or link flags: ``_store`` finds libcrypto
+at import time.
 """
 
 from Cython.Build import cythonize
@@ -21,7 +22,10 @@ DIRECTIVES = {
     "embedsignature": True,
 }
 
-extensions = [Extension("sw_core_ext._store", ["sw_core_ext/_store.pyx"])]
+extensions = [
+    Extension("sw_core_ext._store", ["sw_core_ext/_store.pyx"]),
+    Extension("sw_core_ext._calls", ["sw_core_ext/_calls.pyx"]),  # a call's bookkeeping
+]
 
 setup(
     ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES),

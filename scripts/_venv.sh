@@ -18,7 +18,7 @@ stamp_file=.venv/.sandworld-install
 stamp_have=""; extras_have=""
 [ -f "$stamp_file" ] && read -r stamp_have extras_have < "$stamp_file"
 if [ "$stamp_have" != "$stamp_now" ] || { [ -n "$SW_EXTRAS" ] && [ "$extras_have" != "$SW_EXTRAS" ]; } \
-    || ! .venv/bin/python -c 'import sw_core_ext._store' >/dev/null 2>&1; then
+    || ! .venv/bin/python -c 'import sw_core_ext._store, sw_core_ext._calls' >/dev/null 2>&1; then
   extras="$SW_EXTRAS"
   [ "$stamp_have" = "$stamp_now" ] && [ -n "$extras_have" ] && extras="$extras_have"  # keep what is there
   spec="."; [ -n "$extras" ] && spec=".[$extras]"
@@ -41,7 +41,7 @@ if [ "$stamp_have" != "$stamp_now" ] || { [ -n "$SW_EXTRAS" ] && [ "$extras_have
     # release the client's verl extra pins (its schemas and agent loop) without them.
     .venv/bin/python -m pip install --quiet --no-deps "verl==0.9.1" >&2
   fi
-  .venv/bin/python -c 'import sw_core_ext._store' || { echo "scripts: the Cython core did not build; run .venv/bin/python -m pip install -e '$spec' to see why" >&2; exit 1; }
+  .venv/bin/python -c 'import sw_core_ext._store, sw_core_ext._calls' || { echo "scripts: the Cython core did not build; run .venv/bin/python -m pip install -e '$spec' to see why" >&2; exit 1; }
   echo "$stamp_now $extras" > "$stamp_file"
   echo "scripts: .venv is ready" >&2
 fi

@@ -20,6 +20,7 @@ from operator import attrgetter
 
 import msgspec
 import orjson
+from sw_core_ext import calls as _calls
 
 from .. import errors, schemas
 from ..config import Settings
@@ -54,15 +55,9 @@ _loads = orjson.loads
 _Raw = msgspec.Raw
 
 
-def _args_json(arguments) -> bytes:
-    """A call's arguments as JSON bytes, from the wire (Raw) or from Python
-    (the trace keeps them: exact-size copies, see episode._dumps)."""
-    if type(arguments) is _Raw:
-        return bytes(arguments)
-    try:
-        return bytes(memoryview(_dumps(arguments)))
-    except TypeError:
-        return b"null"  # not JSON at all: the tool's schema refuses it
+# A call's arguments as JSON bytes, from the wire (Raw) or from Python (the
+# trace keeps them: exact-size copies, see episode._dumps).
+_args_json = _calls.args_json
 
 
 def _args_value(args_json: bytes):
@@ -462,18 +457,8 @@ class Engine:
         ep = self.get(episode_id, project)
         if dry_run:
             return _dumps(preview(ep, tool, _args_value(args_json)))
-        if self.meter[0] > self.settings.max_live_bytes:
-            raise self._over_budget()
-        pieces = ep.answer(tool, args_json)
-        self._count(ep, pieces)
-        if self.journal is not None:
-            self.journal.append(("s", ep.id, tool, _Raw(args_json), ep.steps, ep.digest))
-        return b"".join(pieces) + b"}"
-
-    def _count(self, ep: Episode, pieces: list) -> None:
-        self.tally.steps[ep.world.name] += 1
-        if not ep.calls[-1][1]:
-            self.tally.refused(pieces[2])  # the error payload (Episode.answer's layout)
+        # The live budget, the call, the tally and the log record (the core's: sw_core_ext.calls).
+        return b"".join(_calls.step(self, ep, tool, args_json)) + b"}"
 
     def batch(self, calls) -> list:
         """``batch_json`` with the results as dicts."""
@@ -496,49 +481,17 @@ class Engine:
         (comma-separated; a comma first when ``parts`` holds a result
         already, so a large batch can run in slices: ``batch_json``); with
         ``project``, only to that project's episodes."""
-        episodes = self.episodes
-        journal = self.journal
-        budget = self.settings.max_live_bytes
-        first = len(parts) == 1
-        steps = self.tally.steps
-        for call in calls:
-            if first:
-                first = False
-            else:
-                parts.append(b",")
-            if isinstance(call, errors.ApiError):
-                slot = call.slot()
-                parts.append(_dumps({"episode_id": slot.pop("episode_id", None), "ok": False, "error": slot}))
-                continue
-            ep = episodes.get(call.episode_id)
-            try:
-                if ep is None or (project is not None and ep.project != project):
-                    ep = self.get(call.episode_id, project)  # raises not_found, saying why
-                if call.dry_run:
-                    res = preview(ep, call.tool, _args_value(_args_json(call.arguments)))
-                    res["episode_id"] = ep.id
-                    parts.append(_dumps(res))
-                else:
-                    # The pieces of every answer are joined once, at the end:
-                    # results of a few KB each are copied one time only.
-                    raw = call.arguments
-                    if type(raw) is _Raw:  # from the wire (always, over HTTP)
-                        args = bytes(raw)  # the trace's own copy; the log line reuses ``raw``
-                    else:
-                        args = _args_json(raw)
-                        raw = _Raw(args)
-                    if self.meter[0] > budget:
-                        raise self._over_budget()
-                    pieces = ep.answer(call.tool, args)
-                    parts += pieces
-                    parts.append(ep.id_tail)
-                    steps[ep.world.name] += 1
-                    if not ep.calls[-1][1]:
-                        self.tally.refused(pieces[2])
-                    if journal is not None:  # flushed before the request is answered (service._commit)
-                        journal.append(("s", ep.id, call.tool, raw, ep.steps, ep.digest))
-            except errors.ApiError as e:
-                parts.append(_dumps({"episode_id": call.episode_id, "ok": False, "error": e.slot()}))
+        # The loop, each call's tally and its log record are the core's
+        # (sw_core_ext.calls): the log record is ("s", episode id, tool, the
+        # arguments as sent, the step, the digest), flushed before the request
+        # is answered (service._commit); a dry run is ``_dry_run``.
+        _calls.batch(self, calls, parts, project)
+
+    def _dry_run(self, ep: Episode, call) -> bytes:
+        """A batch's dry-run call: its preview, in the call's slot."""
+        res = preview(ep, call.tool, _args_value(_args_json(call.arguments)))
+        res["episode_id"] = ep.id
+        return _dumps(res)
 
     def submit(self, episode_id: str, output: str = "", verdicts: dict | None = None,
                project: str | None = None) -> dict:

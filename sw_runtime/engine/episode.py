@@ -2,8 +2,8 @@
 
 Nothing here knows about HTTP. ``answer`` runs one tool call and returns the
 step's answer as JSON bytes (the hot path: arguments decoded straight into
-the tool's params struct, the result encoded once); ``call`` is the same as a
-dict. Refusals and bad arguments are ``ok: false`` results, never exceptions.
+the tool's params struct, the result encoded once; the step's bookkeeping is
+the core's, ``sw_core_ext.calls``); ``call`` is the same as a dict. Refusals and bad arguments are ``ok: false`` results, never exceptions.
 Calls to tools declared ``pure`` go through the read cache (read_cache.py).
 Conditions that stop a call before it runs (a closed episode, the step
 limit) raise ``ApiError``s.
@@ -16,8 +16,9 @@ import time
 
 import msgspec
 import orjson
+from sw_core_ext import calls as _calls
 
-from .. import errors
+from .. import errors, schemas
 from ..worlds.tool import Context, ReadContext, Refused, capped
 from . import faults, sandbox
 from .read_cache import READS as _READS, SHARED
@@ -35,19 +36,6 @@ def _dumps(value) -> bytes:
     size a few steps of every episode were gigabytes. The copy costs ~0.1 µs.
     """
     return bytes(memoryview(orjson.dumps(value)))
-_monotonic = time.monotonic
-_NOT_JSON = _dumps({"code": "internal_error", "message": "the tool answered a value that is not JSON; "
-                    "this is a bug in the world"})
-
-
-# The fixed pieces of a step's answer, formatted once: formatting them per
-# call cost as much as a simple tool.
-_STEP_HEADS = [b'{"step":%d' % n for n in range(1001)]
-_AT_JSON: dict = {}  # simulated time -> b',"at":"…"' (a world's clock is a few hundred strings)
-
-
-def _step_head(n: int) -> bytes:
-    return _STEP_HEADS[n] if n < 1001 else b'{"step":%d' % n
 
 
 def _invalid(tool, why) -> dict:
@@ -59,6 +47,7 @@ def _loads_lenient(data: bytes):
         return _loads(data)
     except (orjson.JSONDecodeError, RecursionError):
         return None
+
 
 log = logging.getLogger("sandworld.engine")
 
@@ -157,114 +146,49 @@ class Episode:
             args_json = b"null"  # not JSON: the tool's schema refuses it
         return _loads(b"".join(self.answer(tool_name, args_json)) + b"}")
 
-    def answer(self, tool_name: str, args_json: bytes) -> list:
-        """Run one tool call, its arguments given as JSON, as the next step.
+    # Run one tool call, its arguments given as JSON, as the next step
+    # (``answer(tool_name, args_json)``). Answers the pieces of the step's
+    # JSON object *without its closing brace*, so that /batch can add
+    # ``episode_id`` and join every answer of the batch in one copy; the
+    # result is encoded once and the trace keeps those same bytes. The step's
+    # bookkeeping (its counts, the trace row, the argument cap, the byte
+    # meter, the answer's pieces) is the core's (``sw_core_ext.calls``); it
+    # runs the tool through ``_unknown``, ``_pure`` and ``_decoded`` below.
+    answer = _calls.answer
 
-        Answers the pieces of the step's JSON object *without its closing
-        brace*, so that /batch can add ``episode_id`` and join every answer
-        of the batch in one copy; the result is encoded once, here, and the
-        trace keeps those same bytes.
-        """
-        if self.status != OPEN or self.steps >= self.step_limit:
-            self.check_open()  # raises, saying which
-        self.touched = _monotonic()
-        self.steps = n = self.steps + 1
-        at = self.clock[n]
-        tool = self.world.tools_by_name.get(tool_name)
-        mutated = schema_valid = False
-        reactions = payload_json = None
-        fault = None
-        shared = False  # the result's bytes are the read cache's, kept once already
-        if tool is None:
-            tool_json = _dumps(tool_name)
-            head_ok = head_error = None
-            if tool_name == ASK_USER and self.user is not None:
-                ok, payload = self.user.answer(self, _loads_lenient(args_json))
-                schema_valid = ok or payload.get("code") != "invalid_arguments"
-            else:
-                ok, payload = False, {
-                    "code": "unknown_tool",
-                    "message": f"no tool {capped(repr(tool_name), 200)} in {self.world.name}; "
-                    f"the episode's tools are: {', '.join(self.tool_names())}",
-                }
-        else:
-            # A call by the tool's alias is the call by its served name: the same
-            # answer, trace row, cache keys and digests (worlds/tool.py).
-            tool_name = tool.name
-            head_ok, head_error = tool.head_ok, tool.head_error
-            if tool.pure and self.fault_profile is None and not self.sandbox and _READS.enabled \
-                    and tool.name not in self.world.reactions_by_tool:
-                # A pure call: a read answered once per state, a write whose
-                # resulting state is shared with the same call on the same state.
-                hit = None if tool.writes else _READS.get((self.store.identity_of(tool.reads), tool_name, args_json))
-                if hit is not None:  # the common case, answered here: a read this state answered before
-                    ok, payload_json = hit
-                    schema_valid = shared = True
-                else:
-                    schema_valid, payload_json, ok, payload, mutated = self._pure(tool, args_json, n, at)
-            else:
-                try:
-                    args = tool.decoder.decode(args_json)
-                except msgspec.DecodeError as e:  # ValidationError is a DecodeError too
-                    ok, payload = False, _invalid(tool, e)
-                except RecursionError:
-                    ok, payload = False, _invalid(tool, "nested too deeply")
-                else:
-                    schema_valid = True
-                    if self.sandbox and tool.cls != "safe":
-                        ok, payload = sandbox.intercept(self, tool, args, n, at)
-                    elif self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
-                            and faults.hits(self.fault_profile, self.seed, n):
-                        fault = self.fault_profile
-                        ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
-                    else:
-                        if self.stale is not None and tool.writes:
-                            self.stale = self.store.fork()  # what a stale read will see next
-                        ok, payload, mutated, reactions = self._run(tool, args, n, at, self.store)
-        if payload_json is None:
-            try:
-                payload_json = _dumps(payload)
-            except TypeError:  # a world answered something that is not JSON: a bug in the world
-                log.error("tool %s.%s answered a value that is not JSON", self.world.name, tool_name)
-                ok, payload_json = False, _NOT_JSON
-        # An agent reads the same thing again and again (a balance, a list that
-        # has not changed): keep one copy of a result equal to the tool's last,
-        # since the trace holds every result for the episode's life.
-        if not shared:
-            last = self.last_results.get(tool_name)
-            if last is not None and last == payload_json:
-                payload_json = last
-            else:
-                self.last_results[tool_name] = payload_json
-        reactions_json = _dumps(reactions) if reactions else None
-        self.calls.append((tool_name, ok, mutated))
-        if mutated:
-            self.write_steps += 1
-        if not ok:
-            self.tool_errors += 1
-        signals_json = None
-        if self.tracker is not None:
-            signals_json = self.tracker.after_step_json(self, schema_valid, mutated, fault,
-                                                        (args_json, ok, payload_json))
-        if len(args_json) > self.args_cap or (tool is None and (tool_name != ASK_USER or self.user is None)):
-            args_json = _unrecorded(args_json, tool is None, self.args_cap)  # byte budget: not kept
-        size = len(args_json) + len(payload_json) + 120  # + the row itself
-        self.nbytes += size
-        self.meter[0] += size
-        self.trace.rows.append((n, at, tool_name, args_json, ok, payload_json, mutated, self.digest,
-                                reactions_json, signals_json, fault))
-        at_json = _AT_JSON.get(at)
-        if at_json is None:
-            at_json = _AT_JSON[at] = b',"at":"%b"' % at.encode()
-        if head_ok is None:  # not one of the world's tools
-            head_ok = b',"tool":' + tool_json + b',"ok":true,"result":'
-            head_error = b',"tool":' + tool_json + b',"ok":false,"error":'
-        out = [_STEP_HEADS[n] if n < 1001 else _step_head(n), head_ok if ok else head_error, payload_json, at_json]
-        if reactions_json is not None and fault is None:
-            out += (b',"reactions":', reactions_json)
-        if signals_json is not None:
-            out += (b',"signals":', signals_json)
-        return out
+    def _unknown(self, tool_name: str, args_json: bytes):
+        """A call to a name that is not one of the world's tools: ask_user on
+        a task with a user, else unknown_tool. ``(ok, payload, schema_valid)``."""
+        if tool_name == ASK_USER and self.user is not None:
+            ok, payload = self.user.answer(self, _loads_lenient(args_json))
+            return ok, payload, ok or payload.get("code") != "invalid_arguments"
+        return False, {
+            "code": "unknown_tool",
+            "message": f"no tool {capped(repr(tool_name), 200)} in {self.world.name}; "
+            f"the episode's tools are: {', '.join(self.tool_names())}",
+        }, False
+
+    def _decoded(self, tool, args_json: bytes, n: int, at: str):
+        """A call the read cache does not take (not pure, or faults, sandbox or
+        reactions on): decoded, then intercepted by the sandbox, hit by a
+        fault, or run. ``(schema_valid, ok, payload, mutated, reactions, fault)``."""
+        try:
+            args = tool.decoder.decode(args_json)
+        except msgspec.DecodeError as e:  # ValidationError is a DecodeError too
+            return False, False, _invalid(tool, e), False, None, None
+        except RecursionError:
+            return False, False, _invalid(tool, "nested too deeply"), False, None, None
+        if self.sandbox and tool.cls != "safe":
+            ok, payload = sandbox.intercept(self, tool, args, n, at)
+            return True, ok, payload, False, None, None
+        if self.fault_profile is not None and faults.applies(self.fault_profile, tool) \
+                and faults.hits(self.fault_profile, self.seed, n):
+            ok, payload, mutated, reactions = self._faulted(tool, args, n, at)
+            return True, ok, payload, mutated, reactions, self.fault_profile
+        if self.stale is not None and tool.writes:
+            self.stale = self.store.fork()  # what a stale read will see next
+        ok, payload, mutated, reactions = self._run(tool, args, n, at, self.store)
+        return True, ok, payload, mutated, reactions, None
 
     def _pure(self, tool, args_json: bytes, n: int, at: str):
         """A call to a pure tool on the episode's own state, with no fault and
@@ -373,15 +297,20 @@ class Episode:
         return summary(self)
 
 
-def _unrecorded(args_json: bytes, unknown_tool: bool, cap: int) -> bytes:
-    """What the trace keeps instead of arguments it does not store."""
-    why = "unknown tool" if unknown_tool else f"larger than {cap} bytes"
-    return _dumps({"unrecorded_arguments": {"bytes": len(args_json), "why": why}})
-
-
 def decode_args(tool, arguments):
     """Decode a call's arguments with the tool's params Struct: (args, None) or (None, error)."""
     try:
         return msgspec.convert(arguments, tool.params), None
     except msgspec.ValidationError as e:
         return None, {"code": "invalid_arguments", "message": f"invalid arguments for {tool.name}: {e}"}
+
+
+def bind_core() -> None:
+    """Hand the core's bookkeeping (sw_core_ext.calls) what it needs of the
+    runtime: this module's read cache, the API errors, ask_user's name, the
+    logger, and the classes whose slots it reads (an episode, its trace, a
+    batch's call). Again after swapping ``_READS`` (the tests do)."""
+    _calls.bind(_READS, errors.ApiError, ASK_USER, log, Episode, Trace, schemas.Call)
+
+
+bind_core()

@@ -24,6 +24,20 @@ MEMBERS = ({}, {}, {"half": True}, {"signals": True}, {"fault_profile": "stale_r
            {"fault_profile": "timeout_after_commit"})
 
 
+@pytest.fixture(autouse=True)
+def _core_bound_again():
+    """After each test (and its monkeypatch undone), the core's bookkeeping
+    uses the episode module's read cache again."""
+    yield
+    episode_module.bind_core()
+
+
+def _use(monkeypatch, cache: ReadCache) -> None:
+    """Episodes' calls go through ``cache``: the episode module's and the core's reference."""
+    monkeypatch.setattr(episode_module, "_READS", cache)
+    episode_module.bind_core()
+
+
 def _reads(world) -> list:
     """Each pure read of the world with no arguments, and an invalid call."""
     out = [(t.name, b"{}") for t in world.tools if t.pure and not t.writes]
@@ -52,7 +66,7 @@ def _play(engine: Engine, world, task, seed: int) -> list:
 
 
 def _run_all(monkeypatch, cache: ReadCache) -> dict:
-    monkeypatch.setattr(episode_module, "_READS", cache)
+    _use(monkeypatch, cache)
     engine = Engine()
     out = {}
     for world in registry().values():
@@ -142,7 +156,7 @@ def test_a_group_mixing_reads_and_writes_to_other_collections_gets_the_answers_i
     world = registry()["coinpurse"]
     runs = {}
     for cache in (ReadCache(), ReadCache(max_entries=0)):
-        monkeypatch.setattr(episode_module, "_READS", cache)
+        _use(monkeypatch, cache)
         engine = Engine()
         runs[cache.enabled] = {(task.id, seed): _group(engine, task, seed)
                                for task in world.tasks[:3] for seed in (0, 1)}
@@ -158,7 +172,7 @@ def test_a_group_mixing_reads_and_writes_to_other_collections_gets_the_answers_i
 
 def test_a_write_to_another_collection_leaves_a_declared_read_cached(monkeypatch):
     cache = ReadCache()
-    monkeypatch.setattr(episode_module, "_READS", cache)
+    _use(monkeypatch, cache)
     ep = Engine().create("coinpurse", schemas.CreateEpisode(seed=3))
     contact = ep.store.scan("contacts")[0][0]
     _step(ep, "list_requests")
@@ -175,7 +189,7 @@ def test_a_write_to_another_collection_leaves_a_declared_read_cached(monkeypatch
 
 def test_writes_are_remembered_for_other_stores_only_while_another_store_holds_the_state(monkeypatch):
     cache = ReadCache()
-    monkeypatch.setattr(episode_module, "_READS", cache)
+    _use(monkeypatch, cache)
     engine = Engine()
     a, b = (engine.create("coinpurse", schemas.CreateEpisode(seed=3)) for _ in range(2))
     contact = a.store.scan("contacts")[0][0]
@@ -217,7 +231,7 @@ def _reads_what_it_declares(ctx, args):
 
 def test_a_pure_read_that_reads_a_collection_it_does_not_declare_fails_on_a_miss(monkeypatch):
     cache = ReadCache()
-    monkeypatch.setattr(episode_module, "_READS", cache)
+    _use(monkeypatch, cache)
     base = registry()["dummy"]
     wrong = tool(writes=False, pure=True, reads=("notes",), name="count_items")(_reads_the_wrong_collection)
     right = tool(writes=False, pure=True, reads=("notes",), name="count_notes")(_reads_what_it_declares)
@@ -256,7 +270,7 @@ def _clock_read(ctx, args):
 
 def test_a_read_that_wrongly_declares_itself_pure_fails_loudly_and_is_not_cached(monkeypatch):
     cache = ReadCache()
-    monkeypatch.setattr(episode_module, "_READS", cache)
+    _use(monkeypatch, cache)
     base = registry()["dummy"]
     bad = tool(writes=False, pure=True, name="what_time")(_clock_read)
     world = dataclasses.replace(base, name="clockworld", tools=[*base.tools, bad], tasks=[])
