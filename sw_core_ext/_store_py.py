@@ -187,18 +187,7 @@ class _Filter:
                 if hi is not None and not (v < hi):
                     return False
             return True
-        for k, v in self.eq:
-            if k not in raw or raw[k] != v:
-                return False
-        for k, lo, hi in self.rg:
-            if k not in raw:
-                return False
-            v = raw[k]
-            if lo is not None and v < lo:
-                return False
-            if hi is not None and not (v < hi):
-                return False
-        return True
+        return _plain_matches(raw, self.eq, self.rg)
 
 
 def _plain_query(pairs, where, between, order_by, reverse, limit, want_pairs):
@@ -207,10 +196,11 @@ def _plain_query(pairs, where, between, order_by, reverse, limit, want_pairs):
     without a shape, and with ``SW_LAYOUT=dicts`` the reference the compact
     layout's path is compared with (tests/worlds/test_layouts.py)."""
     if where or between:
-        rg = [(k, _bounds(between[k])) for k in between] if between else []
-        if len(where or ()) > 16 or len(rg) > 16:
+        eq = list(where.items()) if where else ()
+        rg = [(k, *_bounds(between[k])) for k in between] if between else []
+        if len(eq) > 16 or len(rg) > 16:
             raise ValueError("a query tests at most 16 fields for equality and 16 for ranges")
-        kept = [pair for pair in pairs if _plain_matches(pair[1], where, rg)]
+        kept = [pair for pair in pairs if _plain_matches(pair[1], eq, rg)]
     else:
         kept = pairs
     if order_by is not None:
@@ -223,12 +213,12 @@ def _plain_query(pairs, where, between, order_by, reverse, limit, want_pairs):
     return kept if want_pairs else [record for _, record in kept]
 
 
-def _plain_matches(record, where, rg) -> bool:
-    if where:
-        for k, v in where.items():
-            if k not in record or record[k] != v:
-                return False
-    for k, (lo, hi) in rg:
+def _plain_matches(record, eq, rg) -> bool:
+    """A dict record against ``(field, value)`` pairs and ``(field, lo, hi)`` ranges."""
+    for k, v in eq:
+        if k not in record or record[k] != v:
+            return False
+    for k, lo, hi in rg:
         if k not in record:
             return False
         v = record[k]
