@@ -622,7 +622,7 @@ cdef class _Filter:
     cdef int matches(self, _Shape shape, object raw) except -1:
         cdef Py_ssize_t i
         cdef PyObject* p
-        cdef object v, b
+        cdef object k
         cdef tuple values
         if type(raw) is _Row:
             if not self.row_ok:
@@ -632,12 +632,8 @@ cdef class _Filter:
                 if <object>PyTuple_GET_ITEM(values, self.eq_pos[i]) != <object>PyTuple_GET_ITEM(self.eq_values, i):
                     return False
             for i in range(self.n_rg):
-                v = <object>PyTuple_GET_ITEM(values, self.rg_pos[i])
-                b = <object>PyTuple_GET_ITEM(self.rg_lo, i)
-                if b is not None and v < b:
-                    return False
-                b = <object>PyTuple_GET_ITEM(self.rg_hi, i)
-                if b is not None and not (v < b):
+                if not _in_range(<object>PyTuple_GET_ITEM(values, self.rg_pos[i]),
+                                 <object>PyTuple_GET_ITEM(self.rg_lo, i), <object>PyTuple_GET_ITEM(self.rg_hi, i)):
                     return False
             return True
         for i in range(self.n_eq):
@@ -653,12 +649,7 @@ cdef class _Filter:
             k = <object>PyTuple_GET_ITEM(self.rg_names, i)
             if k not in raw:
                 return False
-            v = raw[k]
-            b = <object>PyTuple_GET_ITEM(self.rg_lo, i)
-            if b is not None and v < b:
-                return False
-            b = <object>PyTuple_GET_ITEM(self.rg_hi, i)
-            if b is not None and not (v < b):
+            if not _in_range(raw[k], <object>PyTuple_GET_ITEM(self.rg_lo, i), <object>PyTuple_GET_ITEM(self.rg_hi, i)):
                 return False
         return True
 
@@ -796,12 +787,16 @@ cdef bint _plain_matches(object record, object where, list rg) except -1:
     for k, (lo, hi) in rg:
         if k not in record:
             return False
-        v = record[k]
-        if lo is not None and v < lo:
-            return False
-        if hi is not None and not (v < hi):
+        if not _in_range(record[k], lo, hi):
             return False
     return True
+
+
+cdef inline int _in_range(object v, object lo, object hi) except -1:
+    """``lo <= v < hi``, a None bound being none: every query's range test."""
+    if lo is not None and v < lo:
+        return False
+    return hi is None or v < hi
 
 
 cdef tuple _bounds(object bounds):

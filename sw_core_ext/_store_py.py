@@ -181,10 +181,7 @@ class _Filter:
                 if values[i] != v:
                     return False
             for i, lo, hi in self.rg_pos:
-                v = values[i]
-                if lo is not None and v < lo:
-                    return False
-                if hi is not None and not (v < hi):
+                if not _in_range(values[i], lo, hi):
                     return False
             return True
         return _plain_matches(raw, self.eq, self.rg)
@@ -221,12 +218,16 @@ def _plain_matches(record, eq, rg) -> bool:
     for k, lo, hi in rg:
         if k not in record:
             return False
-        v = record[k]
-        if lo is not None and v < lo:
-            return False
-        if hi is not None and not (v < hi):
+        if not _in_range(record[k], lo, hi):
             return False
     return True
+
+
+def _in_range(v, lo, hi) -> bool:
+    """``lo <= v < hi``, a None bound being none: every query's range test."""
+    if lo is not None and v < lo:
+        return False
+    return hi is None or v < hi
 
 
 def _compile_filter(shape, where, between):
