@@ -18,9 +18,12 @@ that is not set, takes the generic lookup, so the behaviour is the same.
 """
 
 cimport cython
+from cpython.dict cimport PyDict_Next
 from cpython.list cimport PyList_GET_SIZE
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.ref cimport Py_INCREF, Py_XDECREF
+
+from sw_core_ext._store cimport Store, _Col, _Layer
 
 import time
 import types
@@ -42,6 +45,34 @@ cdef enum:
     MAX_FIELDS = 32
 
 cdef object _MEMBER_DESCRIPTOR = types.MemberDescriptorType
+
+# Software prefetch (see ``batch``): hints only, never a read that can fault.
+cdef extern from *:
+    """
+    static inline void sw_pf_lines(const void* p, int lines) {
+        const char* c = (const char*)p;
+        for (int i = 0; i < lines; i++) __builtin_prefetch(c + 64 * i, 0, 3);
+    }
+    static inline void sw_pf_list_tail(PyObject* o) {
+        if (o != NULL && PyList_CheckExact(o)) {
+            PyListObject* l = (PyListObject*)o;
+            if (l->ob_item != NULL) __builtin_prefetch(l->ob_item + Py_SIZE(l), 1, 3);
+        }
+    }
+    static inline void sw_pf_dict_keys(PyObject* o) {
+        if (o != NULL && PyDict_CheckExact(o)) __builtin_prefetch(((PyDictObject*)o)->ma_keys, 0, 3);
+    }
+    static inline int sw_prefetch_on(void) {
+        const char* v = getenv("SW_PREFETCH");
+        return v == NULL || v[0] != '0';
+    }
+    """
+    void sw_pf_lines(const void* p, int lines)
+    void sw_pf_list_tail(PyObject* o)
+    void sw_pf_dict_keys(PyObject* o)
+    int sw_prefetch_on()
+
+cdef bint _PREFETCH = sw_prefetch_on()
 
 
 @cython.final
@@ -89,6 +120,12 @@ cdef class Layout:
             if p is not NULL:
                 return <object>p
         return getattr(o, self.names[i])
+
+    cdef inline PyObject* peek(self, PyObject* o, int i):
+        """The slot's object, borrowed, or NULL (another class, or unset): for prefetching only."""
+        if o == NULL or Py_TYPE(<object>o) != self.type:
+            return NULL
+        return (<PyObject**>((<char*>o) + self.offsets[i]))[0]
 
     cdef inline int set(self, o, int i, value) except -1:
         cdef PyObject** slot
@@ -302,6 +339,116 @@ def step(engine, ep, tool_name, args_json):
     return pieces
 
 
+# How many calls ahead ``batch`` starts fetching an episode's memory (see
+# ``_warm``): one level of pointers per call, so each level has a whole call's
+# time (microseconds, against a miss's ~0.1) to arrive before it is read.
+cdef enum:
+    _AHEAD = 4
+
+
+cdef list _resolve(dict episodes, calls):
+    """Each call's episode (None for a call that failed to decode or names no
+    live episode), looked up in one tight pass: the lookups are independent,
+    so the CPU overlaps their cache misses, which it cannot do when each sits
+    between two calls' work. Only a prefetching hint: ``batch`` still looks
+    every episode up where it always did."""
+    cdef list out = []
+    cdef Layout C = _CALL
+    for call in calls:
+        if isinstance(call, _API_ERROR):
+            out.append(None)
+        else:
+            out.append(episodes.get(C.get(call, C_EPISODE_ID)))
+    return out
+
+
+cdef inline PyObject* _ahead(list ahead, Py_ssize_t k, Py_ssize_t n, PyTypeObject* type):
+    """The episode ``k`` calls on, if it is one of ``type``; else NULL."""
+    cdef PyObject* ep
+    if k >= n:
+        return NULL
+    ep = <PyObject*>ahead[k]
+    return ep if Py_TYPE(<object>ep) == type else NULL
+
+
+cdef inline PyObject* _store_of(PyObject* ep):
+    cdef PyObject* st = _EP.peek(ep, E_STORE)
+    return st if st != NULL and Py_TYPE(<object>st) == <PyTypeObject*>Store else NULL
+
+
+cdef inline void _warm(list ahead, Py_ssize_t i, Py_ssize_t n):
+    """Prefetch what the next calls will touch, one level of pointers per call.
+
+    A 1,000-call batch usually touches 1,000 different episodes, each cold
+    in the CPU's caches: a call waits on memory for the episode, then for
+    each object it points to, one after the other (half a call's time is
+    waiting on memory: bench/README.md). Each level is asked for one call
+    after the level that points to it, so every pointer read here is to a
+    line already fetched and the misses overlap the calls' work: the episode
+    five calls ahead; four ahead, the objects its slots point to; then the
+    store's collection table, the trace's rows and the last results' table;
+    then the collection table's entries; one ahead, each collection; and
+    just before the call, each collection's delta and top layer. Only hints:
+    nothing is read without its type checked, and a wrong guess costs a
+    wasted fetch, never a wrong answer."""
+    cdef PyTypeObject* type = _EP.type
+    cdef PyObject* ep
+    cdef PyObject* o
+    cdef PyObject* st
+    cdef PyObject* k
+    cdef PyObject* v
+    cdef Py_ssize_t pos
+    cdef _Col col
+    if type == NULL:
+        return
+    ep = _ahead(ahead, i + 5, n, type)
+    if ep != NULL:
+        sw_pf_lines(ep, 4)
+    ep = _ahead(ahead, i + 4, n, type)
+    if ep != NULL:
+        sw_pf_lines(_EP.peek(ep, E_STORE), 2)
+        sw_pf_lines(_EP.peek(ep, E_LAST_RESULTS), 1)
+        sw_pf_lines(_EP.peek(ep, E_CALLS), 1)
+        sw_pf_lines(_EP.peek(ep, E_TRACE), 1)
+        sw_pf_lines(_EP.peek(ep, E_ID_TAIL), 1)
+        sw_pf_lines(_EP.peek(ep, E_DIGEST), 1)
+    ep = _ahead(ahead, i + 3, n, type)
+    if ep != NULL:
+        st = _store_of(ep)
+        if st != NULL:
+            sw_pf_lines(<PyObject*>(<Store>st)._cols, 1)
+        sw_pf_dict_keys(_EP.peek(ep, E_LAST_RESULTS))
+        sw_pf_list_tail(_EP.peek(ep, E_CALLS))
+        o = _EP.peek(ep, E_TRACE)
+        if o != NULL:
+            sw_pf_lines(_TRACE.peek(o, 0), 1)
+    ep = _ahead(ahead, i + 2, n, type)
+    if ep != NULL:
+        st = _store_of(ep)
+        if st != NULL:
+            sw_pf_dict_keys(<PyObject*>(<Store>st)._cols)
+        o = _EP.peek(ep, E_TRACE)
+        if o != NULL:
+            sw_pf_list_tail(_TRACE.peek(o, 0))
+    ep = _ahead(ahead, i + 1, n, type)
+    if ep != NULL:
+        st = _store_of(ep)
+        if st != NULL:
+            pos = 0
+            while pos < 16 and PyDict_Next((<Store>st)._cols, &pos, &k, &v):
+                sw_pf_lines(v, 1)
+    ep = _ahead(ahead, i, n, type)
+    if ep != NULL:
+        st = _store_of(ep)
+        if st != NULL:
+            pos = 0
+            while pos < 16 and PyDict_Next((<Store>st)._cols, &pos, &k, &v):
+                if Py_TYPE(<object>v) == <PyTypeObject*>_Col:
+                    col = <_Col>v
+                    sw_pf_lines(<PyObject*>col.delta, 1)
+                    sw_pf_lines(<PyObject*>col.base, 1)
+
+
 def batch(engine, calls, list parts, project):
     """``Engine.batch_parts`` (see the twin)."""
     cdef bint first = PyList_GET_SIZE(parts) == 1
@@ -314,7 +461,12 @@ def batch(engine, calls, list parts, project):
     tally = engine.tally
     tally_steps = tally.steps
     journal = engine.journal
+    cdef list ahead = _resolve(episodes, calls) if _PREFETCH else None
+    cdef Py_ssize_t i = -1, n = PyList_GET_SIZE(ahead) if ahead is not None else 0
     for call in calls:
+        i += 1
+        if ahead is not None:
+            _warm(ahead, i, n)
         if first:
             first = False
         else:

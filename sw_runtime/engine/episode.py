@@ -58,13 +58,16 @@ TRACE_ARGS_CAP = 64 * 1024  # arguments larger than this are not kept in the tra
 
 
 class Episode:
+    # The fields every step reads or writes come first, next to each other:
+    # a step of a cold episode (a 1,000-call /batch touches 1,000) then
+    # waits for three or four cache lines of the object instead of seven.
     __slots__ = (
-        "id", "world", "task", "seed", "setup", "checks", "start_passes", "start", "store",
-        "seed_digest", "digest", "steps", "status", "trace", "calls", "write_steps", "tool_errors", "agent_name",
-        "created_at", "born", "touched", "evaluation", "step_limit", "clock", "signals", "fault_profile",
-        "tracker", "user", "stale", "scoring", "forked_from", "start_kind", "snapshot_id", "id_tail", "last_results",
-        "ended_by", "ended_at", "nbytes", "meter", "args_cap", "sandbox", "trigger", "idle_timeout", "max_age",
-        "project", "state_shared", "__weakref__",
+        "status", "steps", "step_limit", "touched", "clock", "world", "fault_profile", "sandbox", "store",
+        "last_results", "calls", "write_steps", "tool_errors", "tracker", "args_cap", "nbytes", "meter",
+        "trace", "digest", "user", "id_tail", "id", "project", "stale", "state_shared", "seed",
+        "task", "setup", "checks", "start_passes", "start", "seed_digest", "agent_name",
+        "created_at", "born", "evaluation", "signals", "scoring", "forked_from", "start_kind", "snapshot_id",
+        "ended_by", "ended_at", "trigger", "idle_timeout", "max_age", "__weakref__",
     )
 
     def __init__(self, *, id, world, task, seed, setup, checks, start_passes, start, seed_digest,
