@@ -412,6 +412,9 @@ cdef inline void _warm(list ahead, Py_ssize_t i, Py_ssize_t n):
         sw_pf_lines(_EP.peek(ep, E_TRACE), 1)
         sw_pf_lines(_EP.peek(ep, E_ID_TAIL), 1)
         sw_pf_lines(_EP.peek(ep, E_DIGEST), 1)
+        # The numbers a step replaces: freeing the old float and int writes to them.
+        sw_pf_lines(_EP.peek(ep, E_TOUCHED), 1)
+        sw_pf_lines(_EP.peek(ep, E_NBYTES), 1)
     ep = _ahead(ahead, i + 3, n, type)
     if ep != NULL:
         st = _store_of(ep)
