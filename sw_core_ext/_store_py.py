@@ -17,8 +17,13 @@ equal dict, keys in the same order, when a read first returns it (the row
 keeps that dict for the next reads). Queries
 (``scan``/``select``/``count``/``sum`` with ``where``, ``between``,
 ``order_by``, ``limit``) test rows' fields by position and build a dict only
-for a record they return. ``SW_LAYOUT=dicts`` ignores shapes (every record a
-dict, the layout before shapes), to compare the two.
+for a record they return. ``select_json`` returns what ``select`` would as
+one ``orjson.Fragment`` of its JSON: a row keeps its own JSON bytes once made
+(from its dict if it has one, else from a dict it does not keep), so a
+listing a tool answers as it is touches neither dicts nor values; rows are
+never changed once stored (a write stores a new row), so those bytes never
+go stale. ``SW_LAYOUT=dicts`` ignores shapes (every record a dict, the
+layout before shapes), to compare the two.
 """
 
 from __future__ import annotations
@@ -43,6 +48,11 @@ _INTERN_LEN = 64
 
 _SORT = orjson.OPT_SORT_KEYS
 _dumps = orjson.dumps
+_Fragment = orjson.Fragment
+
+# What a query answers (``Store._query``'s ``want``): (id, record) pairs,
+# records, or the records' JSON as one fragment.
+_PAIRS, _RECORDS, _JSON = 0, 1, 2
 _sha256 = hashlib.sha256
 _from_bytes = int.from_bytes
 
@@ -94,14 +104,16 @@ class _Shape:
 
 
 class _Row:
-    """A record kept compactly: its values in its shape's field order, and
-    its dict once a read has returned it."""
+    """A record kept compactly: its values in its shape's field order, its
+    dict once a read has returned it, and its JSON once ``select_json`` has
+    (neither goes stale: a row never changes once stored)."""
 
-    __slots__ = ("values", "cache")
+    __slots__ = ("values", "cache", "json")
 
     def __init__(self, values: tuple):
         self.values = values
         self.cache = None
+        self.json = None
 
     def __getitem__(self, i):
         return self.values[i]
@@ -140,6 +152,24 @@ def _as_record(shape, raw):
     if raw.cache is None:
         raw.cache = dict(zip(shape.fields, raw.values))
     return raw.cache
+
+
+def _as_json(shape, raw) -> bytes:
+    """``orjson.dumps`` of the record a stored value stands for: a row's kept
+    bytes (made once, from its dict if a read built one, else from a dict
+    that is not kept), any other record encoded anew."""
+    if type(raw) is not _Row:
+        return _dumps(raw)
+    if raw.json is None:
+        record = raw.cache if raw.cache is not None else dict(zip(shape.fields, raw.values))
+        raw.json = bytes(memoryview(_dumps(record)))  # exact size: orjson's buffer is larger
+    return raw.json
+
+
+def _json_list(parts: list):
+    """The fragment of a JSON array of these encoded values: the bytes
+    ``orjson.dumps`` gives the list of their records (compact)."""
+    return _Fragment(b"[" + b",".join(parts) + b"]")
 
 
 def _field(shape, raw, name):
@@ -187,7 +217,7 @@ class _Filter:
         return _plain_matches(raw, self.eq, self.rg)
 
 
-def _plain_query(pairs, where, between, order_by, reverse, limit, want_pairs):
+def _plain_query(pairs, where, between, order_by, reverse, limit, want):
     """A query over dict records as the worlds wrote it before shapes (a
     filter, then ``list.sort`` with ``itemgetter``): the path of collections
     without a shape, and with ``SW_LAYOUT=dicts`` the reference the compact
@@ -207,7 +237,11 @@ def _plain_query(pairs, where, between, order_by, reverse, limit, want_pairs):
         if limit < 0:
             raise ValueError("limit must be >= 0")
         kept = kept[:limit]
-    return kept if want_pairs else [record for _, record in kept]
+    if want == _PAIRS:
+        return kept
+    if want == _JSON:
+        return _Fragment(_dumps([record for _, record in kept]))
+    return [record for _, record in kept]
 
 
 def _plain_matches(record, eq, rg) -> bool:
@@ -453,7 +487,7 @@ class Store:
         if not where and not between:
             return col.count
         if col.shape is None:
-            return len(_plain_query(self._raw(col), where, between, None, False, None, True))
+            return len(_plain_query(self._raw(col), where, between, None, False, None, _PAIRS))
         f = _compile_filter(col.shape, where, between)
         return sum(1 for _, raw in self._raw(col) if f.matches(raw))
 
@@ -463,7 +497,7 @@ class Store:
         col = self._col(collection)
         total = 0
         if col.shape is None:
-            for record in _plain_query(self._raw(col), where, between, None, False, None, False):
+            for record in _plain_query(self._raw(col), where, between, None, False, None, _RECORDS):
                 total = total + record[field]
             return total
         f = _compile_filter(col.shape, where, between)
@@ -479,12 +513,15 @@ class Store:
         """``(id, stored record or row)`` in id order."""
         return [(rid, col.entry(rid)[0]) for rid in col.sorted_ids()]
 
-    def _query(self, collection, where, between, order_by, reverse, limit, want_pairs):
+    def _query(self, collection, where, between, order_by, reverse, limit, want):
+        """The matching records in id order (or ``order_by``'s), at most
+        ``limit``: ``want`` _PAIRS (id, record), _RECORDS, or _JSON (their
+        JSON array as one fragment)."""
         col = self._col(collection)
         shape = col.shape
         kept = self._raw(col)
         if shape is None:
-            return _plain_query(kept, where, between, order_by, reverse, limit, want_pairs)
+            return _plain_query(kept, where, between, order_by, reverse, limit, want)
         f = _compile_filter(shape, where, between)
         if f is not None:
             kept = [pair for pair in kept if f.matches(pair[1])]
@@ -501,19 +538,28 @@ class Store:
             if limit < 0:
                 raise ValueError("limit must be >= 0")
             kept = kept[:limit]
-        if want_pairs:
+        if want == _PAIRS:
             return [(rid, _as_record(shape, raw)) for rid, raw in kept]
+        if want == _JSON:
+            return _json_list([_as_json(shape, raw) for _, raw in kept])
         return [_as_record(shape, raw) for _, raw in kept]
 
     def scan(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None) -> list:
         """``(id, record)`` pairs in id order (or ``order_by``'s), keeping
         records whose top-level fields equal every value of ``where`` and lie
         in every ``[lo, hi)`` of ``between``, at most ``limit`` of them."""
-        return self._query(collection, where, between, order_by, reverse, limit, True)
+        return self._query(collection, where, between, order_by, reverse, limit, _PAIRS)
 
     def select(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None) -> list:
         """The records ``scan`` would pair with their ids, without the ids."""
-        return self._query(collection, where, between, order_by, reverse, limit, False)
+        return self._query(collection, where, between, order_by, reverse, limit, _RECORDS)
+
+    def select_json(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None):
+        """What ``select`` answers, as one ``orjson.Fragment`` of exactly
+        ``orjson.dumps(select(...))``'s bytes: for a tool that answers a
+        listing as it is (the engine's ``orjson.dumps`` copies the bytes in).
+        A row's JSON is made once and kept; it builds no dict that is kept."""
+        return self._query(collection, where, between, order_by, reverse, limit, _JSON)
 
     # -- writes --------------------------------------------------------------
 
