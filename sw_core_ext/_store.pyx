@@ -26,7 +26,7 @@ module does differently, for speed:
   and build a dict only for a record they return. A collection without a
   shape is queried as a Python filter and ``list.sort`` would;
 * ``select_json`` answers ``select``'s records as one ``orjson.Fragment`` of
-  their JSON array: a row keeps its own JSON bytes once made (``_Row.json``,
+  their JSON array: a row keeps its own JSON bytes once made (in ``_Row.cache``,
   from its dict if a read built one, else from a dict that is not kept), so
   a listing a tool answers as it is copies bytes instead of encoding dicts
   and values spread over memory. Rows never change once stored (a write
@@ -308,13 +308,15 @@ cdef inline _Entry _new_entry(object record, const uint64_t* h):
 @cython.final
 cdef class _Row:
     """A record kept compactly: its values in its shape's field order. The
-    record's dict is built on the first read that returns it and kept
-    (``cache``), so the records a read returns often are built once; its
-    JSON likewise on the first ``select_json`` that returns it (``json``).
-    Neither goes stale: a row never changes once stored."""
+    record's dict is built on the first read that returns it and kept, so
+    the records a read returns often are built once; its JSON likewise on
+    the first ``select_json`` that returns it. Neither goes stale: a row
+    never changes once stored. Both are kept in one slot, ``cache``: None,
+    the dict, the JSON (bytes), or a ``_Both`` once both were asked for (a
+    seed's rows, mostly); a second slot would cost every row 16 bytes (the
+    allocator's next size), and an episode's writes are rows of its own."""
     cdef tuple values
-    cdef dict cache
-    cdef bytes json
+    cdef object cache
 
     def __getitem__(self, Py_ssize_t i):
         # A value by position: what the queries' sort keys (itemgetter) read.
@@ -322,6 +324,21 @@ cdef class _Row:
 
     def __repr__(self):
         return f"<row {self.values!r}>"
+
+
+@cython.no_gc  # holds a dict of JSON values and bytes: no reference cycle
+@cython.final
+cdef class _Both:
+    """A row's dict and its JSON, once reads have asked for both (``_Row.cache``)."""
+    cdef dict record
+    cdef bytes json
+
+
+cdef inline object _both(dict record, bytes json):
+    cdef _Both both = _Both.__new__(_Both)
+    both.record = record
+    both.json = json
+    return both
 
 
 @cython.final
@@ -380,9 +397,32 @@ cdef inline object _as_record(_Shape shape, object raw):
     """The record a stored value stands for: a row's dict, else itself."""
     if type(raw) is not _Row:
         return raw
-    if (<_Row>raw).cache is None:
-        (<_Row>raw).cache = _row_dict(shape, (<_Row>raw).values)
-    return (<_Row>raw).cache
+    if type((<_Row>raw).cache) is dict:
+        return (<_Row>raw).cache
+    return _row_record(shape, <_Row>raw)
+
+
+cdef dict _row_record(_Shape shape, _Row row):
+    """The row's dict, built and kept if it has none yet (beside its JSON, if kept)."""
+    cdef object cache = row.cache
+    cdef dict record
+    if type(cache) is dict:
+        return <dict>cache
+    if type(cache) is _Both:
+        return (<_Both>cache).record
+    record = _row_dict(shape, row.values)
+    row.cache = record if cache is None else _both(record, <bytes>cache)
+    return record
+
+
+cdef inline dict _kept_record(_Row row):
+    """The row's dict if a read built it, else None (builds nothing)."""
+    cdef object cache = row.cache
+    if type(cache) is dict:
+        return <dict>cache
+    if type(cache) is _Both:
+        return (<_Both>cache).record
+    return None
 
 
 cdef dict _row_dict(_Shape shape, tuple values):
@@ -398,15 +438,21 @@ cdef bytes _as_json(_Shape shape, object raw):
     bytes (made once, from its dict if a read built one, else from a dict
     that is not kept), any other record encoded anew."""
     cdef _Row row
-    cdef bytes data
+    cdef object cache
+    cdef bytes data, json
     if type(raw) is not _Row:
         return _dumps(raw)
     row = <_Row>raw
-    if row.json is None:
-        data = _dumps(row.cache if row.cache is not None else _row_dict(shape, row.values))
-        # An exact-size copy: orjson's bytes keep its (larger) working buffer.
-        row.json = PyBytes_FromStringAndSize(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
-    return row.json
+    cache = row.cache
+    if type(cache) is bytes:
+        return <bytes>cache
+    if type(cache) is _Both:
+        return (<_Both>cache).json
+    data = _dumps(cache if cache is not None else _row_dict(shape, row.values))
+    # An exact-size copy: orjson's bytes keep its (larger) working buffer.
+    json = PyBytes_FromStringAndSize(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
+    row.cache = json if cache is None else _both(<dict>cache, json)
+    return json
 
 
 cdef object _json_list(list parts):
@@ -1105,7 +1151,8 @@ cdef class Store:
         if old is None:
             raise KeyError(f"{collection}[{rid}] does not exist")
         if type(old.record) is _Row:
-            record = (<_Row>old.record).cache
+            # Its dict copied, or built (not kept: the row is being replaced).
+            record = _kept_record(<_Row>old.record)
             record = _row_dict(col.shape, (<_Row>old.record).values) if record is None else PyDict_Copy(record)
         elif type(old.record) is dict:
             record = PyDict_Copy(old.record)

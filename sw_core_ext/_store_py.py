@@ -106,20 +106,32 @@ class _Shape:
 class _Row:
     """A record kept compactly: its values in its shape's field order, its
     dict once a read has returned it, and its JSON once ``select_json`` has
-    (neither goes stale: a row never changes once stored)."""
+    (neither goes stale: a row never changes once stored). Both in one slot,
+    ``cache``: None, the dict, the JSON (bytes), or a ``_Both`` once both
+    were asked for; a slot more would cost every row, and an episode's
+    writes are rows of its own."""
 
-    __slots__ = ("values", "cache", "json")
+    __slots__ = ("values", "cache")
 
     def __init__(self, values: tuple):
         self.values = values
         self.cache = None
-        self.json = None
 
     def __getitem__(self, i):
         return self.values[i]
 
     def __repr__(self) -> str:
         return f"<row {self.values!r}>"
+
+
+class _Both:
+    """A row's dict and its JSON, once reads have asked for both (``_Row.cache``)."""
+
+    __slots__ = ("record", "json")
+
+    def __init__(self, record: dict, json: bytes):
+        self.record = record
+        self.json = json
 
 
 def _to_row(shape, record, intern: bool):
@@ -149,9 +161,22 @@ def _as_record(shape, raw):
     """The record a stored value stands for: a row's dict, else itself."""
     if type(raw) is not _Row:
         return raw
-    if raw.cache is None:
-        raw.cache = dict(zip(shape.fields, raw.values))
-    return raw.cache
+    cache = raw.cache
+    if type(cache) is dict:
+        return cache
+    if type(cache) is _Both:
+        return cache.record
+    record = dict(zip(shape.fields, raw.values))
+    raw.cache = record if cache is None else _Both(record, cache)
+    return record
+
+
+def _kept_record(row: _Row):
+    """The row's dict if a read built it, else None (builds nothing)."""
+    cache = row.cache
+    if type(cache) is _Both:
+        return cache.record
+    return cache if type(cache) is dict else None
 
 
 def _as_json(shape, raw) -> bytes:
@@ -160,10 +185,15 @@ def _as_json(shape, raw) -> bytes:
     that is not kept), any other record encoded anew."""
     if type(raw) is not _Row:
         return _dumps(raw)
-    if raw.json is None:
-        record = raw.cache if raw.cache is not None else dict(zip(shape.fields, raw.values))
-        raw.json = bytes(memoryview(_dumps(record)))  # exact size: orjson's buffer is larger
-    return raw.json
+    cache = raw.cache
+    if type(cache) is bytes:
+        return cache
+    if type(cache) is _Both:
+        return cache.json
+    # An exact-size copy: orjson's bytes keep its (larger) working buffer.
+    json = bytes(memoryview(_dumps(cache if cache is not None else dict(zip(shape.fields, raw.values)))))
+    raw.cache = json if cache is None else _Both(cache, json)
+    return json
 
 
 def _json_list(parts: list):
@@ -604,7 +634,8 @@ class Store:
             raise KeyError(f"{collection}[{rid}] does not exist")
         raw = old[0]
         if type(raw) is _Row:  # its dict copied, or built (not kept: the row is being replaced)
-            record = dict(raw.cache) if raw.cache is not None else dict(zip(col.shape.fields, raw.values))
+            kept = _kept_record(raw)
+            record = dict(kept) if kept is not None else dict(zip(col.shape.fields, raw.values))
         else:
             record = dict(raw)
         record.update(fields)
