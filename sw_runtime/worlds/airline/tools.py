@@ -47,7 +47,7 @@ def _legs(ctx, origin, dest, date) -> list:
 @tool(writes=False, params=NoArgs, pure=True, reads=("airports",))
 def list_airports(ctx, args):
     """The airports Halcyon Air flies to: code, name, city."""
-    return {"airports": [a for _, a in ctx.store.scan("airports")]}
+    return {"airports": ctx.store.select_json("airports")}  # id order, as scan; no dict per airport
 
 
 @tool(writes=False, params=NoArgs, pure=True, reads=("fares",))
