@@ -1,7 +1,7 @@
 """Where a coinpurse call's time goes, tool by tool, in process.
 
-Three figures, all CPU time at ``Episode.answer`` (the engine's step, no
-HTTP, no batch plumbing), on live episodes shaped like bench_batch.py's (a):
+Three figures, CPU time at ``Episode.answer`` (the engine's step, no
+HTTP, no batch plumbing) unless said, on live episodes shaped like bench_batch.py's (a):
 
 - **the (a) mix, per tool**: ``--episodes`` episodes on ``--seeds`` seeds,
   stepped round-robin (every call to another episode, as a 1,000-call
@@ -9,7 +9,10 @@ HTTP, no batch plumbing), on live episodes shaped like bench_batch.py's (a):
 - **the same reads, hot and spread**: each read tool with the cache off,
   ``--repeat`` times in a row on one episode ("hot": its records stay in the
   CPU's caches), and once per episode round-robin ("spread"). The gap is
-  what waiting on memory costs a call;
+  what waiting on memory costs a call. Then the same again as 1,000-call
+  batches through ``Engine.batch_parts`` (the compiled loop a ``/batch``
+  runs, which prefetches the episodes a few calls ahead; ``SW_PREFETCH=0``
+  turns that off);
 - **the engine's own share**: a read the cache answers, and dummy's
   ``noop``: what a step costs around a tool that does (almost) nothing.
 """
@@ -45,7 +48,7 @@ class Lab:
         from sw_runtime.config import Settings
         from sw_runtime.worlds import get_world
 
-        steps = args.warm + args.rounds + (args.repeat + 2) * len(READS) + 10  # every call below, on one episode
+        steps = args.warm + args.rounds + 2 * (args.repeat + 2) * len(READS) + 10  # every call below, on one episode
         self.engine = Engine(Settings(step_limit=steps))
         cache_.clear()
         cache_.hits = cache_.misses = 0
@@ -54,6 +57,7 @@ class Lab:
         self.cache = cache_
         self.rng = random.Random(args.rng_seed)
         self.call, self.dumps = coinpurse_call, orjson.dumps
+        self.schemas, self.raw = schemas, msgspec.Raw
         tasks = [t.id for t in get_world("coinpurse").tasks]
         self.facts = {s: SeedFacts(s) for s in range(1000, 1000 + args.seeds)}
         self.episodes = []
@@ -63,6 +67,14 @@ class Lab:
                                       type=schemas.CreateEpisode)
             self.episodes.append((self.engine.create("coinpurse", req), seed))
         self.mix(args.warm)  # the (a) shape: stores with writes of their own
+
+    def call_of(self, ep, tool: str):
+        """A batch's call of ``tool`` on ``ep`` with no arguments, decoded as the server decodes it."""
+        return self.schemas.Call(episode_id=ep.id, tool=tool, arguments=self.raw(b"{}"))
+
+    def batches(self, calls: list, size: int = 1000) -> None:
+        for i in range(0, len(calls), size):
+            self.engine.batch_parts(calls[i:i + size], [b""])
 
     def calls(self, rounds: int) -> list:
         out = []
@@ -123,6 +135,19 @@ async def run(args) -> dict:
         rows.append(C.row(f"{tool}, hot / spread", spread, "µs per call (spread)", "", None,
                           f"hot {hot:.2f} µs: {args.repeat} in a row on one episode; spread: round-robin over "
                           f"{len(eps):,} episodes; spread / hot {spread / hot:.2f}, cache off"))
+
+    # The same reads as a /batch runs them (Engine.batch_parts: the compiled
+    # loop, which prefetches the episodes ahead of the call it runs), 1,000
+    # calls per batch: hot, each episode ``repeat`` calls in a row; spread,
+    # every call to the next episode.
+    for tool in READS:
+        hot_calls = [lab.call_of(ep, tool) for ep in eps[: args.hot_episodes] for _ in range(args.repeat)]
+        spread_calls = [lab.call_of(ep, tool) for _ in range(2) for ep in eps]
+        hot = per_call(lambda: lab.batches(hot_calls), len(hot_calls))
+        spread = per_call(lambda: lab.batches(spread_calls), len(spread_calls))
+        rows.append(C.row(f"{tool}, hot / spread in /batch", spread, "µs per call (spread)", "", None,
+                          f"hot {hot:.2f} µs; through Engine.batch_parts, 1,000 calls a batch; spread / hot "
+                          f"{spread / hot:.2f}, cache off"))
 
     cached = Lab(args, cache=True)
     eps = [ep for ep, _seed in cached.episodes]
