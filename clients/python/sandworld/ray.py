@@ -16,7 +16,9 @@ bytes out; or a dict (or list of calls) in, a dict out. A batch is split by
 the shard in each episode id, the parts run on their shards at once, and the
 results come back in call order. New episodes go to the shards in turn. A
 batch for a shard on this machine travels in a block of shared memory the
-handle lends for the call (``sandworld.ray_shared``), not in Ray's reply.
+handle lends for the call (``sandworld.ray_shared``), not in Ray's reply, and
+is sent over the shard's local socket (``sandworld.ray_socket``), not as a Ray
+task; Ray carries what that socket cannot (a shard restarting, or elsewhere).
 
 Errors are the client's typed errors (``sandworld.errors``): an error answer
 raises its ``ApiError``, a slot of a batch stays data. A shard that died is
@@ -192,9 +194,13 @@ class RayShards:
 
     ``name``: the cluster's name (``sandworld`` unless it was started with
     another). ``retry``: how calls to a restarting shard are retried.
+    ``local_socket``: send batches to a shard on this machine over its local
+    socket (``sandworld.ray_socket``) rather than as actor calls; False: every
+    batch an actor call. ``paths`` counts the batches each way went.
     """
 
-    def __init__(self, name: str = "sandworld", *, retry: Retry | None = None, timeout: float = CALL_TIMEOUT):
+    def __init__(self, name: str = "sandworld", *, retry: Retry | None = None, timeout: float = CALL_TIMEOUT,
+                 local_socket: bool = True):
         ray = _ray()
         if not ray.is_initialized():
             raise errors.SandworldError(
@@ -217,7 +223,7 @@ class RayShards:
         if self._blocks is not None:
             weakref.finalize(self, self._blocks.close)
         self._inline: set = set()
-        local = self._blocks is not None and ray_socket.available()
+        local = local_socket and self._blocks is not None and ray_socket.available()
         self._lanes = [_Lane(UNKNOWN if local and hasattr(actor, "local_socket") else NONE) for actor in self.actors]
         if self._blocks is not None:
             weakref.finalize(self, _close_lines, self._lanes)
