@@ -66,11 +66,11 @@ class _Lane:
     when the shard has none this process can reach, else ``(path, token)``, with the
     connections free for a call and whether one was ever made."""
 
-    __slots__ = ("busy", "waiting", "endpoint", "lines", "reached")
+    __slots__ = ("busy", "waiting", "endpoint", "lines", "reached", "pid")
 
     def __init__(self, endpoint):
         self.busy, self.waiting = 0, []
-        self.endpoint, self.lines, self.reached = endpoint, [], False
+        self.endpoint, self.lines, self.reached, self.pid = endpoint, [], False, os.getpid()
 
     def drop_lines(self) -> None:
         while self.lines:
@@ -440,6 +440,9 @@ class RayShards:
         socket this process reaches, or the connection broke (the shard died; Ray's
         path then waits out its restart, and the next call asks it for its new socket)."""
         lane = self._lanes[shard]
+        if lane.pid != os.getpid():  # a forked child: the parent's connections are the parent's
+            lane.drop_lines()
+            lane.pid = os.getpid()
         line = lane.lines.pop() if lane.lines else await self._connect(shard)
         if line is None:
             return None
@@ -478,12 +481,12 @@ class RayShards:
             return None
         try:
             line = await ray_socket.Line.open(*lane.endpoint)
-        except ray_socket.Refused:
-            # another machine's path (or not a shard's socket): unless this process reached it
-            # before (then it is the shard's, gone with its process), Ray's path from now on
-            lane.endpoint = UNKNOWN if lane.reached else NONE
+        except ray_socket.Broken:  # a socket nobody listens on: its shard died; ask the next one
+            lane.endpoint = UNKNOWN
             return None
-        except ray_socket.Broken:
+        except ray_socket.Refused:
+            # another machine's path, or the token refused: Ray's path from now on, unless this
+            # process reached that socket before (then it went with its shard: ask the next one)
             lane.endpoint = UNKNOWN if lane.reached else NONE
             return None
         lane.reached = True
