@@ -69,5 +69,5 @@ cdef class Store:
     cdef _Col _own(self, object name, _Col col)
     cdef int _insert(self, object collection, object rid, object record) except -1
     cdef list _raw(self, _Col col)
-    cdef list _query(self, object collection, object where, object between, object order_by,
-                     bint reverse, object limit, int want)
+    cdef object _query(self, object collection, object where, object between, object order_by,
+                       bint reverse, object limit, int want)

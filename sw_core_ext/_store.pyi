@@ -12,11 +12,16 @@ equal and with keys in the same order, for each record they return. Queries
 (``scan``, ``select``, ``count``, ``sum`` with ``where``, ``between``,
 ``order_by``, ``limit``) run inside the core and build no dict for a record
 they skip; on a collection without a shape they are a Python filter and
-``list.sort``, the reference the compact path is tested against. ``SW_LAYOUT=dicts`` in the environment when a store is made
-ignores its shapes (every record a dict, as before shapes).
+``list.sort``, the reference the compact path is tested against.
+``select_json`` answers ``select``'s records as one ``orjson.Fragment`` of
+their JSON, each row's bytes made once and kept. ``SW_LAYOUT=dicts`` in the
+environment when a store is made ignores its shapes (every record a dict, as
+before shapes).
 """
 
 from typing import Any, Iterable, Mapping
+
+import orjson
 
 JSON = Any  # a JSON-compatible value: dict, list, str, int, float, bool or None
 Record = dict[str, JSON]
@@ -96,6 +101,16 @@ class Store:
     def select(self, collection: str, where: Where | None = None, *, between: Between | None = None,
                order_by: OrderBy | None = None, reverse: bool = False, limit: int | None = None) -> list[Record]:
         """The records of ``scan`` with the same arguments, without their ids."""
+    def select_json(self, collection: str, where: Where | None = None, *, between: Between | None = None,
+                    order_by: OrderBy | None = None, reverse: bool = False,
+                    limit: int | None = None) -> orjson.Fragment:
+        """What ``select`` answers with the same arguments, as one
+        ``orjson.Fragment`` whose bytes are exactly ``orjson.dumps`` of that
+        list (compact, keys in each record's own order): for a tool that
+        answers a listing as it is, which the engine's ``orjson.dumps`` then
+        copies in. A row keeps its JSON once made (rows never change once
+        stored) and builds no dict that it keeps; any other record is encoded
+        each time."""
     def sum(self, collection: str, field: str, where: Where | None = None, *,
             between: Between | None = None) -> JSON:
         """``field`` added up (``+``, in id order, from 0) over the records

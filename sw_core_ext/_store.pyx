@@ -24,11 +24,18 @@ module does differently, for speed:
   with ``where``, ``between``, ``order_by``, ``limit``) test the rows' fields
   by position in this module, sort rows with a C getter of their positions,
   and build a dict only for a record they return. A collection without a
-  shape is queried as a Python filter and ``list.sort`` would.
+  shape is queried as a Python filter and ``list.sort`` would;
+* ``select_json`` answers ``select``'s records as one ``orjson.Fragment`` of
+  their JSON array: a row keeps its own JSON bytes once made (in ``_Row.cache``,
+  from its dict if a read built one, else from a dict that is not kept), so
+  a listing a tool answers as it is copies bytes instead of encoding dicts
+  and values spread over memory. Rows never change once stored (a write
+  stores a new row), so the bytes never go stale; a pickle carries records,
+  not rows, so it carries none of them.
 """
 
 cimport cython
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_Copy, PyDict_GetItemWithError, PyDict_Keys, PyDict_Next, PyDict_SetItem, PyDict_Size, PyDict_Update
 from cpython.list cimport PyList_GET_SIZE
 from cpython.ref cimport PyObject
@@ -52,9 +59,17 @@ DIGEST_DOMAIN = b"sandworld-state-v1"
 MAX_DEPTH = 24
 
 cdef object _dumps = orjson.dumps
+cdef object _Fragment = orjson.Fragment
 cdef object _SORT = orjson.OPT_SORT_KEYS
 cdef bytes _DOMAIN = DIGEST_DOMAIN
 cdef int _MAX_DEPTH = MAX_DEPTH
+# What a query answers (``Store._query``'s ``want``): (id, record) pairs,
+# records, or the records' JSON array as one fragment.
+cdef enum:
+    _PAIRS = 0
+    _RECORDS = 1
+    _JSON = 2
+
 # A shape interns at most this many distinct string values (seeds' repeats:
 # statuses, names, handles), each at most _INTERN_LEN characters long.
 cdef Py_ssize_t _INTERN_MAX = 4096
@@ -293,10 +308,15 @@ cdef inline _Entry _new_entry(object record, const uint64_t* h):
 @cython.final
 cdef class _Row:
     """A record kept compactly: its values in its shape's field order. The
-    record's dict is built on the first read that returns it and kept
-    (``cache``), so the records a read returns often are built once."""
+    record's dict is built on the first read that returns it and kept, so
+    the records a read returns often are built once; its JSON likewise on
+    the first ``select_json`` that returns it. Neither goes stale: a row
+    never changes once stored. Both are kept in one slot, ``cache``: None,
+    the dict, the JSON (bytes), or a ``_Both`` once both were asked for (a
+    seed's rows, mostly); a second slot would cost every row 16 bytes (the
+    allocator's next size), and an episode's writes are rows of its own."""
     cdef tuple values
-    cdef dict cache
+    cdef object cache
 
     def __getitem__(self, Py_ssize_t i):
         # A value by position: what the queries' sort keys (itemgetter) read.
@@ -304,6 +324,21 @@ cdef class _Row:
 
     def __repr__(self):
         return f"<row {self.values!r}>"
+
+
+@cython.no_gc  # holds a dict of JSON values and bytes: no reference cycle
+@cython.final
+cdef class _Both:
+    """A row's dict and its JSON, once reads have asked for both (``_Row.cache``)."""
+    cdef dict record
+    cdef bytes json
+
+
+cdef inline object _both(dict record, bytes json):
+    cdef _Both both = _Both.__new__(_Both)
+    both.record = record
+    both.json = json
+    return both
 
 
 @cython.final
@@ -362,9 +397,32 @@ cdef inline object _as_record(_Shape shape, object raw):
     """The record a stored value stands for: a row's dict, else itself."""
     if type(raw) is not _Row:
         return raw
-    if (<_Row>raw).cache is None:
-        (<_Row>raw).cache = _row_dict(shape, (<_Row>raw).values)
-    return (<_Row>raw).cache
+    if type((<_Row>raw).cache) is dict:
+        return (<_Row>raw).cache
+    return _row_record(shape, <_Row>raw)
+
+
+cdef dict _row_record(_Shape shape, _Row row):
+    """The row's dict, built and kept if it has none yet (beside its JSON, if kept)."""
+    cdef object cache = row.cache
+    cdef dict record
+    if type(cache) is dict:
+        return <dict>cache
+    if type(cache) is _Both:
+        return (<_Both>cache).record
+    record = _row_dict(shape, row.values)
+    row.cache = record if cache is None else _both(record, <bytes>cache)
+    return record
+
+
+cdef inline dict _kept_record(_Row row):
+    """The row's dict if a read built it, else None (builds nothing)."""
+    cdef object cache = row.cache
+    if type(cache) is dict:
+        return <dict>cache
+    if type(cache) is _Both:
+        return (<_Both>cache).record
+    return None
 
 
 cdef dict _row_dict(_Shape shape, tuple values):
@@ -373,6 +431,52 @@ cdef dict _row_dict(_Shape shape, tuple values):
     for i in range(shape.n):
         PyDict_SetItem(d, <object>PyTuple_GET_ITEM(shape.fields, i), <object>PyTuple_GET_ITEM(values, i))
     return d
+
+
+cdef bytes _as_json(_Shape shape, object raw):
+    """``orjson.dumps`` of the record a stored value stands for: a row's kept
+    bytes (made once, from its dict if a read built one, else from a dict
+    that is not kept), any other record encoded anew."""
+    cdef _Row row
+    cdef object cache
+    cdef bytes data, json
+    if type(raw) is not _Row:
+        return _dumps(raw)
+    row = <_Row>raw
+    cache = row.cache
+    if type(cache) is bytes:
+        return <bytes>cache
+    if type(cache) is _Both:
+        return (<_Both>cache).json
+    data = _dumps(cache if cache is not None else _row_dict(shape, row.values))
+    # An exact-size copy: orjson's bytes keep its (larger) working buffer.
+    json = PyBytes_FromStringAndSize(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
+    row.cache = json if cache is None else _both(<dict>cache, json)
+    return json
+
+
+cdef object _json_list(list parts):
+    """The fragment of a JSON array of these encoded values (bytes): what
+    ``orjson.dumps`` gives the list of their records (compact), copied once."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(parts), i, size = 2 + (n - 1 if n else 0), k
+    cdef bytes part, out
+    cdef char* p
+    for i in range(n):
+        size += PyBytes_GET_SIZE(<bytes>parts[i])
+    out = PyBytes_FromStringAndSize(NULL, size)
+    p = PyBytes_AS_STRING(out)
+    p[0] = b'['
+    p += 1
+    for i in range(n):
+        if i:
+            p[0] = b','
+            p += 1
+        part = <bytes>parts[i]
+        k = PyBytes_GET_SIZE(part)
+        memcpy(p, PyBytes_AS_STRING(part), k)
+        p += k
+    p[0] = b']'
+    return _Fragment(out)
 
 
 cdef inline object _field(_Shape shape, object raw, object name):
@@ -752,8 +856,8 @@ cdef list _sort_keys(_Shape shape, list pairs, tuple names):
     return keys
 
 
-cdef list _plain_query(list pairs, object where, object between, object order_by, bint reverse,
-                       object limit, int want):
+cdef object _plain_query(list pairs, object where, object between, object order_by, bint reverse,
+                         object limit, int want):
     """A query over dict records as the worlds wrote it before shapes (a
     filter, then ``list.sort`` with ``itemgetter``): the path of collections
     without a shape, and with ``SW_LAYOUT=dicts`` the reference the compact
@@ -774,8 +878,10 @@ cdef list _plain_query(list pairs, object where, object between, object order_by
         if limit < 0:
             raise ValueError("limit must be >= 0")
         kept = kept[:limit]
-    if want == 0:
+    if want == _PAIRS:
         return kept
+    if want == _JSON:
+        return _Fragment(_dumps([(<tuple>pair)[1] for pair in kept]))
     return [(<tuple>pair)[1] for pair in kept]
 
 
@@ -895,7 +1001,7 @@ cdef class Store:
         if not where and not between:
             return col.count
         if col.shape is None:
-            return len(_plain_query(self._raw(col), where, between, None, False, None, 0))
+            return len(_plain_query(self._raw(col), where, between, None, False, None, _PAIRS))
         f = _compile_filter(col.shape, where, between)
         for pair in self._raw(col):
             if f.matches(col.shape, (<tuple>pair)[1]):
@@ -909,7 +1015,7 @@ cdef class Store:
         cdef _Filter f
         total = 0
         if col.shape is None:
-            for record in _plain_query(self._raw(col), where, between, None, False, None, 1):
+            for record in _plain_query(self._raw(col), where, between, None, False, None, _RECORDS):
                 total = total + record[field]
             return total
         f = _compile_filter(col.shape, where, between)
@@ -931,10 +1037,11 @@ cdef class Store:
             return col.base.pairs()
         return [(rid, col.entry(rid).record) for rid in col.sorted_ids()]
 
-    cdef list _query(self, object collection, object where, object between, object order_by,
-                     bint reverse, object limit, int want):
+    cdef object _query(self, object collection, object where, object between, object order_by,
+                       bint reverse, object limit, int want):
         """The matching records in id order (or ``order_by``'s), at most
-        ``limit``: ``want`` 0 ``(id, record)`` pairs, 1 records."""
+        ``limit``: ``want`` _PAIRS ``(id, record)``, _RECORDS, or _JSON (their
+        JSON array as one fragment)."""
         cdef _Col col = self._col(collection)
         cdef _Shape shape = col.shape
         cdef _Filter f
@@ -948,10 +1055,12 @@ cdef class Store:
             kept = [pair for pair in raw if f.matches(shape, (<tuple>pair)[1])]
         else:
             kept = raw  # maybe shared: read only
-        if order_by is not None and want == 1:
+        if order_by is not None and want != _PAIRS:
             rows = _sorted_rows(shape, kept, (order_by,) if type(order_by) is str else tuple(order_by), reverse)
             if rows is not None:  # every kept record a row: no ids to keep
                 stop = len(rows) if limit is None else min(len(rows), _limit(limit))
+                if want == _JSON:
+                    return _json_list([_as_json(shape, rows[i]) for i in range(stop)])
                 return [_as_record(shape, rows[i]) for i in range(stop)]
         if order_by is not None:
             keys = _sort_keys(shape, kept, (order_by,) if type(order_by) is str else tuple(order_by))
@@ -962,24 +1071,30 @@ cdef class Store:
         n = len(kept)
         stop = n if limit is None else min(n, _limit(limit))
         out = []
-        if True:
-            for i in range(stop):
-                pair = kept[i]
-                if want == 0:
-                    out.append(((<tuple>pair)[0], _as_record(shape, (<tuple>pair)[1])))
-                else:
-                    out.append(_as_record(shape, (<tuple>pair)[1]))
-        return out
+        for i in range(stop):
+            pair = kept[i]
+            if want == _PAIRS:
+                out.append(((<tuple>pair)[0], _as_record(shape, (<tuple>pair)[1])))
+            elif want == _JSON:
+                out.append(_as_json(shape, (<tuple>pair)[1]))
+            else:
+                out.append(_as_record(shape, (<tuple>pair)[1]))
+        return _json_list(out) if want == _JSON else out
 
     def scan(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None):
         """``(id, record)`` pairs in id order (or ``order_by``'s), keeping
         records whose top-level fields equal every value of ``where`` and lie
         in every ``[lo, hi)`` of ``between``, at most ``limit`` of them."""
-        return self._query(collection, where, between, order_by, reverse, limit, 0)
+        return self._query(collection, where, between, order_by, reverse, limit, _PAIRS)
 
     def select(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None):
         """The records ``scan`` would pair with their ids, without the ids."""
-        return self._query(collection, where, between, order_by, reverse, limit, 1)
+        return self._query(collection, where, between, order_by, reverse, limit, _RECORDS)
+
+    def select_json(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None):
+        """What ``select`` answers, as one ``orjson.Fragment`` of exactly
+        ``orjson.dumps(select(...))``'s bytes (see ``_store_py.Store.select_json``)."""
+        return self._query(collection, where, between, order_by, reverse, limit, _JSON)
 
     # -- writes --------------------------------------------------------------
 
@@ -1036,7 +1151,8 @@ cdef class Store:
         if old is None:
             raise KeyError(f"{collection}[{rid}] does not exist")
         if type(old.record) is _Row:
-            record = (<_Row>old.record).cache
+            # Its dict copied, or built (not kept: the row is being replaced).
+            record = _kept_record(<_Row>old.record)
             record = _row_dict(col.shape, (<_Row>old.record).values) if record is None else PyDict_Copy(record)
         elif type(old.record) is dict:
             record = PyDict_Copy(old.record)
@@ -1167,14 +1283,14 @@ cdef class Store:
         cdef uint64_t h[4]
         acc[0] = acc[1] = acc[2] = acc[3] = 0
         for name in self._cols:
-            for rid, record in self._query(name, None, None, None, False, None, 0):
+            for rid, record in self._query(name, None, None, None, False, None, _PAIRS):
                 _hash_record(name, rid, record, h)
                 _acc_add(acc, h)
         return _digest_of_limbs(acc)
 
     def to_dict(self, collections=None):
         names = self.collections if collections is None else collections
-        return {name: dict(self._query(name, None, None, None, False, None, 0)) for name in names}
+        return {name: dict(self._query(name, None, None, None, False, None, _PAIRS)) for name in names}
 
     def diff(self, Store base not None):
         """Per collection, the ids created, updated and removed going from

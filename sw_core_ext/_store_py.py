@@ -17,8 +17,13 @@ equal dict, keys in the same order, when a read first returns it (the row
 keeps that dict for the next reads). Queries
 (``scan``/``select``/``count``/``sum`` with ``where``, ``between``,
 ``order_by``, ``limit``) test rows' fields by position and build a dict only
-for a record they return. ``SW_LAYOUT=dicts`` ignores shapes (every record a
-dict, the layout before shapes), to compare the two.
+for a record they return. ``select_json`` returns what ``select`` would as
+one ``orjson.Fragment`` of its JSON: a row keeps its own JSON bytes once made
+(from its dict if it has one, else from a dict it does not keep), so a
+listing a tool answers as it is touches neither dicts nor values; rows are
+never changed once stored (a write stores a new row), so those bytes never
+go stale. ``SW_LAYOUT=dicts`` ignores shapes (every record a dict, the
+layout before shapes), to compare the two.
 """
 
 from __future__ import annotations
@@ -43,6 +48,11 @@ _INTERN_LEN = 64
 
 _SORT = orjson.OPT_SORT_KEYS
 _dumps = orjson.dumps
+_Fragment = orjson.Fragment
+
+# What a query answers (``Store._query``'s ``want``): (id, record) pairs,
+# records, or the records' JSON as one fragment.
+_PAIRS, _RECORDS, _JSON = 0, 1, 2
 _sha256 = hashlib.sha256
 _from_bytes = int.from_bytes
 
@@ -94,8 +104,12 @@ class _Shape:
 
 
 class _Row:
-    """A record kept compactly: its values in its shape's field order, and
-    its dict once a read has returned it."""
+    """A record kept compactly: its values in its shape's field order, its
+    dict once a read has returned it, and its JSON once ``select_json`` has
+    (neither goes stale: a row never changes once stored). Both in one slot,
+    ``cache``: None, the dict, the JSON (bytes), or a ``_Both`` once both
+    were asked for; a slot more would cost every row, and an episode's
+    writes are rows of its own."""
 
     __slots__ = ("values", "cache")
 
@@ -108,6 +122,16 @@ class _Row:
 
     def __repr__(self) -> str:
         return f"<row {self.values!r}>"
+
+
+class _Both:
+    """A row's dict and its JSON, once reads have asked for both (``_Row.cache``)."""
+
+    __slots__ = ("record", "json")
+
+    def __init__(self, record: dict, json: bytes):
+        self.record = record
+        self.json = json
 
 
 def _to_row(shape, record, intern: bool):
@@ -137,9 +161,45 @@ def _as_record(shape, raw):
     """The record a stored value stands for: a row's dict, else itself."""
     if type(raw) is not _Row:
         return raw
-    if raw.cache is None:
-        raw.cache = dict(zip(shape.fields, raw.values))
-    return raw.cache
+    cache = raw.cache
+    if type(cache) is dict:
+        return cache
+    if type(cache) is _Both:
+        return cache.record
+    record = dict(zip(shape.fields, raw.values))
+    raw.cache = record if cache is None else _Both(record, cache)
+    return record
+
+
+def _kept_record(row: _Row):
+    """The row's dict if a read built it, else None (builds nothing)."""
+    cache = row.cache
+    if type(cache) is _Both:
+        return cache.record
+    return cache if type(cache) is dict else None
+
+
+def _as_json(shape, raw) -> bytes:
+    """``orjson.dumps`` of the record a stored value stands for: a row's kept
+    bytes (made once, from its dict if a read built one, else from a dict
+    that is not kept), any other record encoded anew."""
+    if type(raw) is not _Row:
+        return _dumps(raw)
+    cache = raw.cache
+    if type(cache) is bytes:
+        return cache
+    if type(cache) is _Both:
+        return cache.json
+    # An exact-size copy: orjson's bytes keep its (larger) working buffer.
+    json = bytes(memoryview(_dumps(cache if cache is not None else dict(zip(shape.fields, raw.values)))))
+    raw.cache = json if cache is None else _Both(cache, json)
+    return json
+
+
+def _json_list(parts: list):
+    """The fragment of a JSON array of these encoded values: the bytes
+    ``orjson.dumps`` gives the list of their records (compact)."""
+    return _Fragment(b"[" + b",".join(parts) + b"]")
 
 
 def _field(shape, raw, name):
@@ -187,7 +247,7 @@ class _Filter:
         return _plain_matches(raw, self.eq, self.rg)
 
 
-def _plain_query(pairs, where, between, order_by, reverse, limit, want_pairs):
+def _plain_query(pairs, where, between, order_by, reverse, limit, want):
     """A query over dict records as the worlds wrote it before shapes (a
     filter, then ``list.sort`` with ``itemgetter``): the path of collections
     without a shape, and with ``SW_LAYOUT=dicts`` the reference the compact
@@ -207,7 +267,11 @@ def _plain_query(pairs, where, between, order_by, reverse, limit, want_pairs):
         if limit < 0:
             raise ValueError("limit must be >= 0")
         kept = kept[:limit]
-    return kept if want_pairs else [record for _, record in kept]
+    if want == _PAIRS:
+        return kept
+    if want == _JSON:
+        return _Fragment(_dumps([record for _, record in kept]))
+    return [record for _, record in kept]
 
 
 def _plain_matches(record, eq, rg) -> bool:
@@ -453,7 +517,7 @@ class Store:
         if not where and not between:
             return col.count
         if col.shape is None:
-            return len(_plain_query(self._raw(col), where, between, None, False, None, True))
+            return len(_plain_query(self._raw(col), where, between, None, False, None, _PAIRS))
         f = _compile_filter(col.shape, where, between)
         return sum(1 for _, raw in self._raw(col) if f.matches(raw))
 
@@ -463,7 +527,7 @@ class Store:
         col = self._col(collection)
         total = 0
         if col.shape is None:
-            for record in _plain_query(self._raw(col), where, between, None, False, None, False):
+            for record in _plain_query(self._raw(col), where, between, None, False, None, _RECORDS):
                 total = total + record[field]
             return total
         f = _compile_filter(col.shape, where, between)
@@ -479,12 +543,15 @@ class Store:
         """``(id, stored record or row)`` in id order."""
         return [(rid, col.entry(rid)[0]) for rid in col.sorted_ids()]
 
-    def _query(self, collection, where, between, order_by, reverse, limit, want_pairs):
+    def _query(self, collection, where, between, order_by, reverse, limit, want):
+        """The matching records in id order (or ``order_by``'s), at most
+        ``limit``: ``want`` _PAIRS (id, record), _RECORDS, or _JSON (their
+        JSON array as one fragment)."""
         col = self._col(collection)
         shape = col.shape
         kept = self._raw(col)
         if shape is None:
-            return _plain_query(kept, where, between, order_by, reverse, limit, want_pairs)
+            return _plain_query(kept, where, between, order_by, reverse, limit, want)
         f = _compile_filter(shape, where, between)
         if f is not None:
             kept = [pair for pair in kept if f.matches(pair[1])]
@@ -501,19 +568,28 @@ class Store:
             if limit < 0:
                 raise ValueError("limit must be >= 0")
             kept = kept[:limit]
-        if want_pairs:
+        if want == _PAIRS:
             return [(rid, _as_record(shape, raw)) for rid, raw in kept]
+        if want == _JSON:
+            return _json_list([_as_json(shape, raw) for _, raw in kept])
         return [_as_record(shape, raw) for _, raw in kept]
 
     def scan(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None) -> list:
         """``(id, record)`` pairs in id order (or ``order_by``'s), keeping
         records whose top-level fields equal every value of ``where`` and lie
         in every ``[lo, hi)`` of ``between``, at most ``limit`` of them."""
-        return self._query(collection, where, between, order_by, reverse, limit, True)
+        return self._query(collection, where, between, order_by, reverse, limit, _PAIRS)
 
     def select(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None) -> list:
         """The records ``scan`` would pair with their ids, without the ids."""
-        return self._query(collection, where, between, order_by, reverse, limit, False)
+        return self._query(collection, where, between, order_by, reverse, limit, _RECORDS)
+
+    def select_json(self, collection, where=None, *, between=None, order_by=None, reverse=False, limit=None):
+        """What ``select`` answers, as one ``orjson.Fragment`` of exactly
+        ``orjson.dumps(select(...))``'s bytes: for a tool that answers a
+        listing as it is (the engine's ``orjson.dumps`` copies the bytes in).
+        A row's JSON is made once and kept; it builds no dict that is kept."""
+        return self._query(collection, where, between, order_by, reverse, limit, _JSON)
 
     # -- writes --------------------------------------------------------------
 
@@ -558,7 +634,8 @@ class Store:
             raise KeyError(f"{collection}[{rid}] does not exist")
         raw = old[0]
         if type(raw) is _Row:  # its dict copied, or built (not kept: the row is being replaced)
-            record = dict(raw.cache) if raw.cache is not None else dict(zip(col.shape.fields, raw.values))
+            kept = _kept_record(raw)
+            record = dict(kept) if kept is not None else dict(zip(col.shape.fields, raw.values))
         else:
             record = dict(raw)
         record.update(fields)

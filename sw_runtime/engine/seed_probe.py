@@ -13,6 +13,8 @@ never sees it.
 
 from __future__ import annotations
 
+import orjson
+
 from ..worlds.state_schema import record_path
 
 
@@ -42,6 +44,12 @@ class Probe:
     def select(self, collection, *args, **kwargs):
         got = self._store.select(collection, *args, **kwargs)
         if not got:
+            self._miss(f"$.{collection}")
+        return got
+
+    def select_json(self, collection, *args, **kwargs):
+        got = self._store.select_json(collection, *args, **kwargs)
+        if orjson.dumps(got) == b"[]":
             self._miss(f"$.{collection}")
         return got
 

@@ -157,6 +157,10 @@ class Parts:
         store, collection = self._at(qualified)
         return store.select(collection, where, **query)
 
+    def select_json(self, qualified, where=None, **query):
+        store, collection = self._at(qualified)
+        return store.select_json(collection, where, **query)
+
     def sum(self, qualified, field, where=None, **query):
         store, collection = self._at(qualified)
         return store.sum(collection, field, where, **query)

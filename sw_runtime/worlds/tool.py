@@ -124,6 +124,10 @@ class _Declared:
         self._check(collection)
         return self._store.select(collection, where, **query)
 
+    def select_json(self, collection, where=None, **query):
+        self._check(collection)
+        return self._store.select_json(collection, where, **query)
+
     def count(self, collection, where=None, **query):
         self._check(collection)
         return self._store.count(collection, where, **query)

@@ -98,7 +98,8 @@ def _norm_handle(handle: str) -> str:
 
 # Sort orders the state core's queries apply (Store.select's order_by): the
 # records are filtered and sorted inside the core, and only those returned
-# are built as dicts.
+# are built as dicts. A listing answered as it is comes as its JSON instead
+# (Store.select_json): the same bytes in the answer, and no dict at all.
 _BY_TIME = ("created_at", "id")
 _BY_NAME = ("name", "handle")
 
@@ -244,7 +245,7 @@ def list_requests(ctx, args):
     not be one of your contacts), amount in integer cents, note, status (pending, paid or declined), created_at,
     resolved_at, and transaction_id once paid."""
     where = None if args.status is None else {"status": args.status}
-    return {"requests": ctx.store.select("requests", where, order_by=_BY_TIME)}
+    return {"requests": ctx.store.select_json("requests", where, order_by=_BY_TIME)}
 
 
 @tool(writes=False, params=RequestFilter, pure=True, reads=("outgoing",))
@@ -252,7 +253,7 @@ def list_outgoing_requests(ctx, args):
     """Requests for money you sent to your contacts, oldest first: id, contact_id, name, handle, amount in integer
     cents, note, status (pending, paid or declined), created_at, resolved_at."""
     where = None if args.status is None else {"status": args.status}
-    return {"requests": ctx.store.select("outgoing", where, order_by=_BY_TIME)}
+    return {"requests": ctx.store.select_json("outgoing", where, order_by=_BY_TIME)}
 
 
 @tool(writes=False, params=TransactionFilter, pure=True, reads=("transactions",))
@@ -262,7 +263,7 @@ def list_transactions(ctx, args):
     contact_id for people, note, request_id when it settled a request, created_at."""
     where = None if args.contact_id is None else {"contact_id": args.contact_id}
     store = ctx.store
-    found = store.select("transactions", where, order_by=_BY_TIME, reverse=True, limit=args.limit)
+    found = store.select_json("transactions", where, order_by=_BY_TIME, reverse=True, limit=args.limit)
     return {"transactions": found, "total": store.count("transactions", where)}
 
 

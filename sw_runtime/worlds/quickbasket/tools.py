@@ -505,7 +505,7 @@ def list_refunds(ctx, args):
     """Refunds so far, oldest first: id, order_id, items (product_id, quantity, amount in integer cents), reason,
     amount, status, created_at."""
     where = None if args.order_id is None else {"order_id": args.order_id}
-    return {"refunds": ctx.store.select("refunds", where, order_by=("created_at", "id"))}
+    return {"refunds": ctx.store.select_json("refunds", where, order_by=("created_at", "id"))}
 
 
 @tool(writes=True, params=RefundArgs)
