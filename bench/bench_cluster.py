@@ -12,8 +12,9 @@ calls of one shard, as a client's batch is after it is split by shard.
   ``--inflight`` per shard (``bench_batch.py``'s lean client);
 - Ray: the same bodies through ``RayShards.batch_async(body, shard=s,
   copy=False)``, ``--inflight`` per shard: told the shard as HTTP posts to its
-  URL, the answer a view read where it lies (``--ray-split``: the handle finds
-  the shard from the ids; ``--ray-copy``: the answer copied into bytes).
+  URL, the answer a view read where it lies, over the shard's local socket
+  (``--ray-split``: the handle finds the shard from the ids; ``--ray-copy``:
+  the answer copied into bytes; ``--ray-no-socket``: every batch an actor call).
 
 "1 actor" sends everything to shard 0; "2 actors" to both. The four
 configurations take turns, ``--rounds`` times, each round starting one
@@ -58,6 +59,7 @@ class Tally:
 
     def __init__(self):
         self.calls = self.wall = self.client = self.shards = self.ray = self.busy = 0.0
+        self.paths: dict = {}  # the Ray handle's batches by the path they went
 
     def rate(self) -> float | None:
         return self.calls / self.wall if self.wall else None
@@ -75,10 +77,11 @@ class Tally:
         if not self.wall:
             return ""
         others = max(0.0, self.busy - self.shards - self.client - self.ray) / self.wall
+        paths = ", ".join(f"{v:,} batches by {k}" for k, v in self.paths.items() if v)
         return (f"{self.per_shard_cpu() or 0:,.0f} calls per shard CPU-second, {self.per_caller_cpu() or 0:,.0f} "
                 f"per caller CPU-second; shards CPU {self.shards / self.wall:.0%}, caller "
                 f"{self.client / self.wall:.0%}, Ray's own processes {self.ray / self.wall:.0%}, "
-                f"other processes {others:.2f} CPU")
+                f"other processes {others:.2f} CPU" + (f"; {paths}" if paths else ""))
 
 
 async def measure(kind: str, n: int, generations: list, pids: list, ray_pids: list, shards, seconds: float,
@@ -92,6 +95,7 @@ async def measure(kind: str, n: int, generations: list, pids: list, ray_pids: li
     else:  # the same bodies, without their HTTP head
         queues = [iter([raw[raw.index(b"\r\n\r\n") + 4:] for raw in generations[s]]) for s in range(n)]
     done = 0
+    paths0 = dict(getattr(shards.handle, "paths", {})) if kind == "Ray" else {}
     cpu0 = [C.cpu_seconds(p) for p in pids[:n]]
     ray0 = _cpu(ray_pids)
     t0, c0, b0 = time.perf_counter(), time.process_time(), C.machine_busy_seconds()
@@ -129,6 +133,8 @@ async def measure(kind: str, n: int, generations: list, pids: list, ray_pids: li
     tally.shards += sum(C.cpu_seconds(p) - c for p, c in zip(pids[:n], cpu0))
     tally.ray += _cpu(ray_pids) - ray0
     tally.calls += done * shards.batch_size
+    for k, v in paths0.items():
+        tally.paths[k] = tally.paths.get(k, 0) + shards.handle.paths[k] - v
     for row in conns:
         for c in row:
             c.close()
@@ -189,7 +195,7 @@ async def _run(args, progress, data_dir: str) -> dict:
     try:
         pids = cluster.pids()
         ray_pids = ray_processes(pids)
-        handle = RayShards()
+        handle = RayShards(local_socket=not args.ray_no_socket)
         rng = random.Random(args.rng_seed)
         workloads = []
         ports = [int(url.split(":")[2].split("/")[0]) for url in cluster.urls]
@@ -220,7 +226,7 @@ async def _run(args, progress, data_dir: str) -> dict:
         rows += ratios(tallies)
         params = {k: getattr(args, k) for k in ("seconds", "rounds", "episodes", "seeds", "batch_size",
                                                  "steps_per_episode", "inflight", "rng_seed", "ray_split",
-                                                 "ray_copy")}
+                                                 "ray_copy", "ray_no_socket")}
         return C.report("bench_cluster", params, rows)
     finally:
         cluster.stop()
@@ -266,6 +272,8 @@ def main(argv=None) -> int:
                    help="the Ray handle finds each batch's shard from its ids (default: told it, as HTTP posts to its URL)")
     p.add_argument("--ray-copy", action="store_true",
                    help="the Ray handle answers bytes of their own (default: a view of the answer where it lies)")
+    p.add_argument("--ray-no-socket", action="store_true",
+                   help="the Ray handle sends every batch as an actor call (default: over the shard's local socket)")
     p.add_argument("--rng-seed", type=int, default=0, help="seed of the workload's random choices")
     p.add_argument("--data-dir", default=None,
                    help="the shards' data folder (their action logs); default: a temporary one, removed after")

@@ -25,11 +25,12 @@ import pickle
 import socket
 import time
 
-from sandworld import ray_shared
+from sandworld import ray_shared, ray_socket
 
 from ..config import Settings
 from . import members
 from .door import ServiceDoor
+from .socket_door import SocketDoor
 
 log = logging.getLogger("sandworld.cluster")
 
@@ -138,6 +139,14 @@ class ShardServer:
             self.app.state.service.membership = members.Membership(cluster)
         self.door = ServiceDoor(self.app.state.service)
         self.borrowed = ray_shared.Borrowed()
+        # Batches from a handle on this machine, without a Ray task each (``sandworld.ray_socket``).
+        self.local = None
+        if ray_socket.available():
+            try:
+                self.local = SocketDoor(self._shared)
+            except OSError as e:  # no private directory or socket to be had: the handle uses Ray
+                log.warning("shard %d has no local socket (%s); its Ray handle calls go through Ray",
+                            settings.shard, e)
         http = protocol(settings) if protocol is not None else "httptools"
         config = uvicorn.Config(self.app, host=host, port=self.port, loop="none", http=http,
                                 log_level=log_level, access_log=False, timeout_keep_alive=30, lifespan="on")
@@ -146,6 +155,7 @@ class ShardServer:
         # the server is a task there, started again by every restart.
         self.serving = asyncio.get_running_loop().create_task(self.server.serve(sockets=[sock]))
         self.beating = asyncio.get_running_loop().create_task(self._beat()) if cluster is not None else None
+        self.listening = asyncio.get_running_loop().create_task(self.local.start()) if self.local else None
 
     def _entry(self) -> dict:
         return {"shard": self.settings.shard, "url": self.url, "node_id": self.node["id"],
@@ -183,9 +193,20 @@ class ShardServer:
         return {"shard": self.settings.shard, "url": self.url, "pid": os.getpid(),
                 "node_id": self.node["id"] if self.node else None}
 
+    async def local_socket(self) -> tuple:
+        """Where a handle on this machine sends batches without a Ray task each
+        (``sandworld.ray_socket``): ``(200, {"path", "token"})``; ``(200, None)`` when
+        this shard has no local socket."""
+        if self.local is None:
+            return 200, None
+        await self.listening
+        return 200, self.local.endpoint()
+
     async def stop(self) -> None:
         """Stop serving (the launcher calls it before killing the actor, so connections close cleanly)."""
         self.server.should_exit = True
+        if self.local is not None:
+            self.local.close()
         await self.serving
         if self.beating is not None:
             self.beating.cancel()
@@ -217,12 +238,18 @@ class ShardServer:
         (``sandworld.ray_shared``): ``(status, answer length)``; ``(status, answer)``
         when the answer does not fit; ``(NOT_HERE, None)`` when this process cannot
         reach the block (the caller is on another machine)."""
+        status, out = await self._shared(where, token, size)
+        return (status, out) if out is None or isinstance(out, int) else (status, pickle.PickleBuffer(out))
+
+    async def _shared(self, where: str, token: bytes, size: int) -> tuple:
+        """A batch in a lent block: ``(status, answer length)``, ``(status, answer bytes)``
+        when it does not fit, ``(NOT_HERE, None)`` (Ray's door and the local socket's)."""
         body = self.borrowed.read(where, token, size)
         if body is None:
             return ray_shared.NOT_HERE, None
         status, out = await self.door.batch(body)
         written = self.borrowed.write(where, token, out)
-        return (status, written) if written is not None else (status, pickle.PickleBuffer(out))
+        return (status, written) if written is not None else (status, out)
 
     async def batch_shared_many(self, parts: list) -> tuple:
         """Several ``batch_shared`` calls in one actor call (each ``(where, token, size)``),

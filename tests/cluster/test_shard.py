@@ -367,7 +367,8 @@ def test_a_batch_sent_to_the_shard_it_names_answers_as_one_the_handle_routes(clu
     assert none.value.code == "no_shard"
 
 
-def test_batches_waiting_for_one_shard_go_in_one_actor_call_and_answer_as_each_alone(shards):
+@pytest.mark.parametrize("path", ["socket", "ray"])
+def test_batches_waiting_for_one_shard_go_in_one_call_and_answer_as_each_alone(shards, path):
     import asyncio
 
     from sandworld import ray, ray_shared
@@ -376,11 +377,18 @@ def test_batches_waiting_for_one_shard_go_in_one_actor_call_and_answer_as_each_a
         pytest.skip("shared-memory batches are Linux-only")
     pairs = [_twins(shards, 0) for _ in range(5)]
     sent = []
-    call = shards._call
+    if path == "socket":  # each call over the shard's local socket
+        call, name = shards._over_socket, "_over_socket"
 
-    async def counted(shard, method, *args, **kw):
-        sent.append((method, len(args[0]) if method == "batch_shared_many" else 1))
-        return await call(shard, method, *args, **kw)
+        async def counted(shard, where):
+            sent.append(("batch_shared_many", len(where)))
+            return await call(shard, where)
+    else:  # each call an actor call
+        call, name = shards._call, "_call"
+
+        async def counted(shard, method, *args, **kw):
+            sent.append((method, len(args[0]) if method == "batch_shared_many" else 1))
+            return await call(shard, method, *args, **kw)
 
     tools = [("get_balance", {}), ("list_requests", {"status": "pending"})]
     body = lambda eid: orjson.dumps({"calls": [{"episode_id": eid, "tool": t, "arguments": x} for t, x in tools]})  # noqa: E731
@@ -389,11 +397,16 @@ def test_batches_waiting_for_one_shard_go_in_one_actor_call_and_answer_as_each_a
         return await asyncio.gather(*(shards.batch_async(body(a)) for a, _ in pairs),
                                     shards.batch_async(b'{"calls": "not a list"}'), return_exceptions=True)
 
-    shards._call = counted
+    setattr(shards, name, counted)
+    before = dict(shards.paths)
+    if path == "ray":
+        _socket_off(shards, 0)
     try:
         out = asyncio.run(together())
     finally:
-        del shards._call
+        delattr(shards, name)
+        shards._lanes[0].endpoint = ray.UNKNOWN
+    assert shards.paths[path] - before[path] == len(pairs) + 1
     # LANES calls went at once; the batches that came meanwhile went together in the next
     assert sent[:ray.LANES] == [("batch_shared_many", 1)] * ray.LANES
     assert len(sent) < len(pairs) + 1 and max(n for _, n in sent) > 1
@@ -401,3 +414,108 @@ def test_batches_waiting_for_one_shard_go_in_one_actor_call_and_answer_as_each_a
     alone = [shards.batch(body(b)) for _, b in pairs]  # each twin alone, one call per batch
     assert all(_same_but_ids(orjson.loads(o), orjson.loads(a)) for o, a in zip(out, alone))
     assert shards._lanes[0].busy == 0 and not shards._lanes[0].waiting
+
+
+def _socket_off(shards, shard: int) -> None:
+    from sandworld import ray
+
+    shards._lanes[shard].drop_lines()
+    shards._lanes[shard].endpoint = ray.NONE
+
+
+def _endpoint(shards, shard: int) -> dict:
+    import ray
+
+    status, found = ray.get(shards.actors[shard].local_socket.remote(), timeout=60)
+    assert status == 200 and found is not None
+    return found
+
+
+def _local_only():
+    from sandworld import ray_socket
+
+    if not ray_socket.available():
+        pytest.skip("the shard's local socket goes with the shared blocks: Linux only")
+
+
+def test_a_batch_on_this_machine_goes_over_the_shards_socket_and_answers_what_http_does(cluster, shards):
+    from sandworld import ray
+
+    _local_only()
+    found = _endpoint(shards, 1)
+    assert os.stat(os.path.dirname(found["path"])).st_mode & 0o777 == 0o700  # only this user enters
+    a, b = _twins(shards, 1)
+    c = _twins(shards, 1)[0]
+    tools = [("get_balance", {}), ("list_requests", {"status": "pending"}), ("nope", {}),
+             ("send_money", {"contact_id": "ct-02", "amount": 100, "note": "x"}), ("get_balance", {})]
+    body = lambda eid: orjson.dumps({"calls": [{"episode_id": eid, "tool": t, "arguments": x} for t, x in tools]})  # noqa: E731
+    before = shards.paths["socket"]
+    over_socket = shards.batch(body(a), shard=1)
+    assert shards.paths["socket"] == before + 1  # no actor call
+    over_http = httpx.post(f"{cluster.urls[1]}/batch", content=body(b), headers={"content-type": "application/json"})
+    assert over_http.status_code == 200
+    # byte for byte, but for the episode ids (and the line end HTTP puts after a body)
+    assert over_socket.replace(a.encode(), b.encode()) + b"\n" == over_http.content
+    _socket_off(shards, 1)  # and as an actor call answers them
+    try:
+        over_ray = shards.batch(body(c), shard=1)
+    finally:
+        shards._lanes[1].endpoint = ray.UNKNOWN
+    assert over_socket.replace(a.encode(), c.encode()) == over_ray and shards.paths["socket"] == before + 1
+    # a batch the service refuses answers its error, raised as over HTTP
+    with pytest.raises(errors.ApiError) as refused:
+        shards.batch(b'{"calls": "not a list"}', shard=1)
+    assert 400 <= refused.value.status < 500 and shards.paths["socket"] == before + 2
+
+
+def test_the_shards_socket_refuses_a_wrong_token_and_the_handle_then_calls_through_ray(shards):
+    import asyncio
+
+    from sandworld import ray, ray_socket
+
+    _local_only()
+    found = _endpoint(shards, 0)
+    with pytest.raises(ray_socket.Refused):
+        asyncio.run(ray_socket.Line.open(found["path"], b"x" * ray_socket.TOKEN))
+
+    async def hello():
+        line = await ray_socket.Line.open(found["path"], found["token"])
+        line.close()
+
+    asyncio.run(hello())  # the right token is let in
+    a, b = _twins(shards, 0)
+    call = lambda eid: {"calls": [{"episode_id": eid, "tool": "get_balance", "arguments": {}}]}  # noqa: E731
+    try:
+        for endpoint in ((found["path"], b"y" * ray_socket.TOKEN),  # a wrong token
+                         ("/nonexistent/sandworld/batch.sock", found["token"])):  # a path of another machine
+            shards._lanes[0].drop_lines()
+            shards._lanes[0].endpoint, shards._lanes[0].reached = endpoint, False  # as if just asked
+            before = dict(shards.paths)
+            out = shards.batch(call(a if endpoint[0] == found["path"] else b))
+            assert out["results"][0]["step"] == 1 and shards.paths["ray"] == before["ray"] + 1
+            assert shards._lanes[0].endpoint is ray.NONE  # Ray's path for that shard from now on
+    finally:
+        shards._lanes[0].endpoint = ray.UNKNOWN
+    assert shards.batch(call(a))["results"][0]["step"] == 2 and shards._lanes[0].endpoint[0] == found["path"]
+
+
+def test_a_killed_shards_batch_goes_through_ray_and_the_next_over_its_new_socket(cluster, shards):
+    _local_only()
+    a, b = _twins(shards, 1)
+    call = lambda eid: {"calls": [{"episode_id": eid, "tool": "get_balance", "arguments": {}}]}  # noqa: E731
+    assert shards.batch(call(a))["results"][0]["step"] == 1
+    old = shards._lanes[1].endpoint
+    assert shards._lanes[1].lines and old[0] == _endpoint(shards, 1)["path"]  # a connection kept open
+    before = dict(shards.paths)
+    os.kill(_pid(shards, 1), signal.SIGKILL)
+    _until_refused(cluster.urls[1])
+    # the kept connection is broken: the batch goes through Ray, which waits out the restart
+    out = shards.batch(call(a))["results"][0]
+    assert out["step"] == 2  # the restarted shard replayed the episode's log
+    assert shards.paths["ray"] == before["ray"] + 1 and shards.paths["socket"] == before["socket"]
+    # the next batch asks the restarted shard for its socket, and goes there
+    assert shards.batch(call(b))["results"][0]["step"] == 1
+    assert shards.paths["socket"] == before["socket"] + 1
+    new = shards._lanes[1].endpoint
+    assert new[0] != old[0] and new[1] != old[1] and new[0] == _endpoint(shards, 1)["path"]
+    assert not os.path.exists(os.path.dirname(old[0]))  # the dead shard's directory was swept

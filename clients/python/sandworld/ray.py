@@ -16,7 +16,9 @@ bytes out; or a dict (or list of calls) in, a dict out. A batch is split by
 the shard in each episode id, the parts run on their shards at once, and the
 results come back in call order. New episodes go to the shards in turn. A
 batch for a shard on this machine travels in a block of shared memory the
-handle lends for the call (``sandworld.ray_shared``), not in Ray's reply.
+handle lends for the call (``sandworld.ray_shared``), not in Ray's reply, and
+is sent over the shard's local socket (``sandworld.ray_socket``), not as a Ray
+task; Ray carries what that socket cannot (a shard restarting, or elsewhere).
 
 Errors are the client's typed errors (``sandworld.errors``): an error answer
 raises its ``ApiError``, a slot of a batch stays data. A shard that died is
@@ -39,7 +41,7 @@ import weakref
 import msgspec
 import orjson
 
-from . import errors, ray_shared
+from . import errors, ray_shared, ray_socket
 from .client import environment_name
 from .routing import keyed_index, shard_of
 from .transport import Retry
@@ -59,12 +61,23 @@ class ShardUnavailable(errors.ServiceUnavailable):
 
 
 class _Lane:
-    """One shard's shared-memory batches: calls in flight, batches waiting for the next."""
+    """One shard's shared-memory batches: calls in flight, batches waiting for the next;
+    and its local socket (``sandworld.ray_socket``): ``UNKNOWN`` until asked, ``NONE``
+    when the shard has none this process can reach, else ``(path, token)``, with the
+    connections free for a call and whether one was ever made."""
 
-    __slots__ = ("busy", "waiting")
+    __slots__ = ("busy", "waiting", "endpoint", "lines", "reached", "pid")
 
-    def __init__(self):
+    def __init__(self, endpoint):
         self.busy, self.waiting = 0, []
+        self.endpoint, self.lines, self.reached, self.pid = endpoint, [], False, os.getpid()
+
+    def drop_lines(self) -> None:
+        while self.lines:
+            self.lines.pop().close()
+
+
+UNKNOWN, NONE = "unknown", "none"
 
 
 class _Part:
@@ -181,9 +194,13 @@ class RayShards:
 
     ``name``: the cluster's name (``sandworld`` unless it was started with
     another). ``retry``: how calls to a restarting shard are retried.
+    ``local_socket``: send batches to a shard on this machine over its local
+    socket (``sandworld.ray_socket``) rather than as actor calls; False: every
+    batch an actor call. ``paths`` counts the batches each way went.
     """
 
-    def __init__(self, name: str = "sandworld", *, retry: Retry | None = None, timeout: float = CALL_TIMEOUT):
+    def __init__(self, name: str = "sandworld", *, retry: Retry | None = None, timeout: float = CALL_TIMEOUT,
+                 local_socket: bool = True):
         ray = _ray()
         if not ray.is_initialized():
             raise errors.SandworldError(
@@ -206,7 +223,13 @@ class RayShards:
         if self._blocks is not None:
             weakref.finalize(self, self._blocks.close)
         self._inline: set = set()
-        self._lanes = [_Lane() for _ in self.actors]
+        local = local_socket and self._blocks is not None and ray_socket.available()
+        self._lanes = [_Lane(UNKNOWN if local and hasattr(actor, "local_socket") else NONE) for actor in self.actors]
+        if self._blocks is not None:
+            weakref.finalize(self, _close_lines, self._lanes)
+        # Batches answered by each path: "socket" (a shard's local socket), "ray" (an
+        # actor call with the batch in a shared block), "inline" (in the actor call).
+        self.paths = {"socket": 0, "ray": 0, "inline": 0}
 
     def __len__(self) -> int:
         return len(self.actors)
@@ -340,12 +363,12 @@ class RayShards:
         (``sandworld.ray_shared``), else in Ray's reply."""
         blocks = self._blocks
         if blocks is None or shard in self._inline or not hasattr(self.actors[shard], "batch_shared_many"):
-            return use(await self._call(shard, "batch", body))
+            return use(await self._inline_call(shard, body))
         block = blocks.lend()
         size = block.put(body)
         if size is None:  # larger than a block
             blocks.take_back(block)
-            return use(await self._call(shard, "batch", body))
+            return use(await self._inline_call(shard, body))
         part = _Part(block, size, body, asyncio.get_running_loop().create_future())
         lane = self._lanes[shard]
         lane.waiting.append(part)
@@ -354,7 +377,7 @@ class RayShards:
             out = await part.answer
             if out is None:  # the shard cannot reach this process's memory: another machine
                 self._inline.add(shard)
-                return use(await self._call(shard, "batch", body))
+                return use(await self._inline_call(shard, body))
             return use(out)
         finally:
             if part.answered:
@@ -372,16 +395,23 @@ class RayShards:
             lane.busy += 1
             asyncio.get_running_loop().create_task(self._send(shard, parts))
 
+    async def _inline_call(self, shard: int, body: bytes):
+        out = await self._call(shard, "batch", body)
+        self.paths["inline"] += 1
+        return out
+
     async def _send(self, shard: int, parts: list) -> None:
         lane = self._lanes[shard]
         try:
-            def prepare():
-                for part in parts:
-                    part.block.put(part.body)
+            where = [(p.block.where, p.block.token, p.size) for p in parts]
+            answers = await self._over_socket(shard, where) if lane.endpoint is not NONE else None
+            if answers is None:
+                def prepare():
+                    for part in parts:  # the shard may have written an answer over a request
+                        part.block.put(part.body)
 
-            answers = await self._call(shard, "batch_shared_many",
-                                       [(p.block.where, p.block.token, p.size) for p in parts],
-                                       prepare=prepare, read=lambda out: out)
+                answers = await self._call(shard, "batch_shared_many", where, prepare=prepare, read=lambda out: out)
+                self.paths["ray"] += len(parts)
             for part, (status, out) in zip(parts, answers):
                 if part.answer.done():  # its caller gave up waiting
                     continue
@@ -403,6 +433,64 @@ class RayShards:
         finally:
             lane.busy -= 1
             self._next(shard)
+
+    async def _over_socket(self, shard: int, where: list):
+        """The answers of a ``batch_shared_many`` call made over the shard's local socket
+        (``sandworld.ray_socket``), or None when it cannot be made so: the shard has no
+        socket this process reaches, or the connection broke (the shard died; Ray's
+        path then waits out its restart, and the next call asks it for its new socket)."""
+        lane = self._lanes[shard]
+        if lane.pid != os.getpid():  # a forked child: the parent's connections are the parent's
+            lane.drop_lines()
+            lane.pid = os.getpid()
+        line = lane.lines.pop() if lane.lines else await self._connect(shard)
+        if line is None:
+            return None
+        try:
+            async with asyncio.timeout(self.timeout):
+                answers = await line.call(where)
+        except ray_socket.Broken:
+            line.close()
+            lane.drop_lines()
+            lane.endpoint = UNKNOWN
+            return None
+        except TimeoutError:
+            line.close()
+            raise errors.RequestTimeout(f"shard {shard} did not answer a batch within {self.timeout:g} s",
+                                        maybe_applied=True, attempts=1) from None
+        except BaseException:  # cancelled mid-call: the connection may hold half a frame
+            line.close()
+            raise
+        lane.lines.append(line)
+        self.paths["socket"] += len(where)
+        return answers
+
+    async def _connect(self, shard: int):
+        """A new connection to the shard's local socket, asking the shard where it is
+        first if need be; None when it has none this process can use."""
+        lane = self._lanes[shard]
+        if lane.endpoint is UNKNOWN:
+            try:  # a shard that is down raises ShardUnavailable here, as Ray's path would
+                found = await self._call(shard, "local_socket", read=lambda out: out or NONE)
+            except _ray().exceptions.RayTaskError:  # its socket failed to start: Ray's path
+                found = NONE
+            if lane.endpoint is UNKNOWN:  # (unless another call asked meanwhile)
+                lane.endpoint = found if found is NONE else (found["path"], found["token"])
+                lane.reached = False
+        if lane.endpoint is NONE:
+            return None
+        try:
+            line = await ray_socket.Line.open(*lane.endpoint)
+        except ray_socket.Broken:  # a socket nobody listens on: its shard died; ask the next one
+            lane.endpoint = UNKNOWN
+            return None
+        except ray_socket.Refused:
+            # another machine's path, or the token refused: Ray's path from now on, unless this
+            # process reached that socket before (then it went with its shard: ask the next one)
+            lane.endpoint = UNKNOWN if lane.reached else NONE
+            return None
+        lane.reached = True
+        return line
 
     async def _call(self, shard: int, method: str, *args, prepare=None, read=None):
         """One actor call: its answer's bytes (a view of them where Ray received
@@ -450,6 +538,11 @@ class RayShards:
         coro.close()
         raise errors.SandworldError("inside a running event loop, await the *_async method instead",
                                     code="use_async")
+
+
+def _close_lines(lanes: list) -> None:
+    for lane in lanes:
+        lane.drop_lines()
 
 
 def _results(answer) -> list:
