@@ -60,6 +60,7 @@ MAX_DEPTH = 24
 
 cdef object _dumps = orjson.dumps
 cdef object _Fragment = orjson.Fragment
+cdef bytes _COMMA = b","
 cdef object _SORT = orjson.OPT_SORT_KEYS
 cdef bytes _DOMAIN = DIGEST_DOMAIN
 cdef int _MAX_DEPTH = MAX_DEPTH
@@ -457,26 +458,8 @@ cdef bytes _as_json(_Shape shape, object raw):
 
 cdef object _json_list(list parts):
     """The fragment of a JSON array of these encoded values (bytes): what
-    ``orjson.dumps`` gives the list of their records (compact), copied once."""
-    cdef Py_ssize_t n = PyList_GET_SIZE(parts), i, size = 2 + (n - 1 if n else 0), k
-    cdef bytes part, out
-    cdef char* p
-    for i in range(n):
-        size += PyBytes_GET_SIZE(<bytes>parts[i])
-    out = PyBytes_FromStringAndSize(NULL, size)
-    p = PyBytes_AS_STRING(out)
-    p[0] = b'['
-    p += 1
-    for i in range(n):
-        if i:
-            p[0] = b','
-            p += 1
-        part = <bytes>parts[i]
-        k = PyBytes_GET_SIZE(part)
-        memcpy(p, PyBytes_AS_STRING(part), k)
-        p += k
-    p[0] = b']'
-    return _Fragment(out)
+    ``orjson.dumps`` gives the list of their records (compact)."""
+    return _Fragment(b"[%b]" % _COMMA.join(parts))
 
 
 cdef inline object _field(_Shape shape, object raw, object name):
@@ -761,8 +744,6 @@ cdef class _Filter:
 cdef _Filter _compile_filter(_Shape shape, object where, object between):
     """The filter of ``where`` and ``between``, or None when both are empty."""
     cdef _Filter f
-    cdef Py_ssize_t i
-    cdef PyObject* p
     if not where and not between:
         return None
     f = _Filter.__new__(_Filter)
@@ -775,21 +756,21 @@ cdef _Filter _compile_filter(_Shape shape, object where, object between):
     f.n_rg = len(f.rg_names)
     if f.n_eq > 16 or f.n_rg > 16:
         raise ValueError("a query tests at most 16 fields for equality and 16 for ranges")
-    f.row_ok = shape is not None
-    if shape is not None:
-        for i in range(f.n_eq):
-            p = PyDict_GetItemWithError(shape.index, f.eq_names[i])
-            if p == NULL:
-                f.row_ok = False
-            else:
-                f.eq_pos[i] = <Py_ssize_t>(<object>p)
-        for i in range(f.n_rg):
-            p = PyDict_GetItemWithError(shape.index, f.rg_names[i])
-            if p == NULL:
-                f.row_ok = False
-            else:
-                f.rg_pos[i] = <Py_ssize_t>(<object>p)
+    f.row_ok = shape is not None and _positions(shape, f.eq_names, f.eq_pos) \
+        and _positions(shape, f.rg_names, f.rg_pos)
     return f
+
+
+cdef bint _positions(_Shape shape, tuple names, Py_ssize_t* out) except -1:
+    """Each name's row position into ``out``; False if the shape lacks one."""
+    cdef Py_ssize_t i
+    cdef PyObject* p
+    for i in range(PyTuple_GET_SIZE(names)):
+        p = PyDict_GetItemWithError(shape.index, <object>PyTuple_GET_ITEM(names, i))
+        if p == NULL:
+            return False
+        out[i] = <Py_ssize_t>(<object>p)
+    return True
 
 
 cdef Py_ssize_t _limit(object limit) except -1:
